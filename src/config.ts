@@ -1,0 +1,162 @@
+import { Decimal } from 'decimal.js';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  /** Given in the environment; when null, one is generated and stored on first start. */
+  readonly adminToken: string | null;
+  /** 32 bytes; when null (embedded mode only) one is generated and stored in DATA_DIR. */
+  readonly masterKey: Buffer | null;
+  readonly publicBaseUrl: string;
+  readonly callbackAllowlist: string;
+  readonly seedDemo: boolean;
+  readonly logLevel: string;
+  readonly appealSlaHours: number;
+  /** A market rate older than this makes its currency unpriceable. */
+  readonly rateMaxAgeSeconds: number;
+  /** A market move beyond this percentage is refused and the last good rate kept. */
+  readonly rateMaxJumpPercent: Decimal;
+  /** Market rate sources, in order of preference; none by default (manual rates only). */
+  readonly fxSources: readonly string[];
+  readonly fxCbrUrl: string;
+  readonly fxEcbUrl: string;
+  readonly fxTickerUrl: string;
+  readonly breaker: {
+    readonly windowSize: number;
+    readonly minSamples: number;
+    readonly successRateBelow: number;
+    readonly coolDownMs: number;
+    readonly halfOpenShare: number;
+    readonly halfOpenSuccessesToClose: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${v}"`);
+  }
+  return Number(v);
+}
+
+function fraction(env: Env, name: string, def: number): number {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(v)) throw new ConfigError(name, `must be a fraction from 0 to 1, got "${v}"`);
+  return Number(v);
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  if (/^(true|1|yes)$/i.test(v)) return true;
+  if (/^(false|0|no)$/i.test(v)) return false;
+  throw new ConfigError(name, `must be true or false, got "${v}"`);
+}
+
+function httpUrl(env: Env, name: string, def: string): string {
+  const v = str(env, name) ?? def;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
+  return v.replace(/\/+$/, '');
+}
+
+/** Parses a 32-byte key given as 64 hex characters or as base64. */
+export function parseMasterKey(raw: string, variable = 'MASTER_KEY'): Buffer {
+  const v = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return Buffer.from(v, 'hex');
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) {
+    const b = Buffer.from(v, 'base64');
+    if (b.length === 32) return b;
+  }
+  throw new ConfigError(variable, 'must be 32 bytes as 64 hex characters or base64');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const FX_SOURCES = ['cbr', 'ecb', 'ticker'];
+
+/** Reads the environment once into a frozen, typed configuration; a bad value names its variable. */
+export function parseConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const databaseUrl = str(env, 'DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must start with postgres:// or postgresql://');
+  }
+  const redisUrl = str(env, 'REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  const adminToken = str(env, 'ADMIN_TOKEN') ?? null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  }
+  const rawKey = str(env, 'MASTER_KEY');
+  const masterKey = rawKey === undefined ? null : parseMasterKey(rawKey);
+  if (databaseUrl !== null && masterKey === null) {
+    throw new ConfigError('MASTER_KEY', 'is required with DATABASE_URL (32 bytes, hex or base64)');
+  }
+  const hostForUrl = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const publicBaseUrl = httpUrl(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`);
+  const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const jump = str(env, 'RATE_MAX_JUMP_PERCENT') ?? '10';
+  if (!/^\d+(\.\d+)?$/.test(jump) || new Decimal(jump).lte(0)) {
+    throw new ConfigError('RATE_MAX_JUMP_PERCENT', `must be a positive number, got "${jump}"`);
+  }
+  const fxSources = (str(env, 'FX_SOURCES') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of fxSources) {
+    if (!FX_SOURCES.includes(s)) throw new ConfigError('FX_SOURCES', `unknown source "${s}"; known: ${FX_SOURCES.join(', ')}`);
+  }
+  const config: Config = {
+    port,
+    host,
+    dataDir: str(env, 'DATA_DIR') ?? './data',
+    databaseUrl,
+    redisUrl,
+    adminToken,
+    masterKey,
+    publicBaseUrl,
+    callbackAllowlist: str(env, 'CALLBACK_ALLOWLIST') ?? '',
+    seedDemo: bool(env, 'SEED_DEMO', true),
+    logLevel,
+    appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
+    rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),
+    rateMaxJumpPercent: new Decimal(jump),
+    fxSources,
+    fxCbrUrl: httpUrl(env, 'FX_CBR_URL', 'https://www.cbr.ru/scripts/XML_daily.asp'),
+    fxEcbUrl: httpUrl(env, 'FX_ECB_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
+    fxTickerUrl: httpUrl(env, 'FX_TICKER_URL', 'https://api.binance.com/api/v3/ticker/price'),
+    breaker: Object.freeze({
+      windowSize: int(env, 'BREAKER_WINDOW', 20, 1, 1000),
+      minSamples: int(env, 'BREAKER_MIN_SAMPLES', 10, 1, 1000),
+      successRateBelow: fraction(env, 'BREAKER_SUCCESS_RATE_BELOW', 0.5),
+      coolDownMs: int(env, 'BREAKER_COOLDOWN_SECONDS', 60, 1, 86400) * 1000,
+      halfOpenShare: fraction(env, 'BREAKER_HALF_OPEN_SHARE', 0.1),
+      halfOpenSuccessesToClose: int(env, 'BREAKER_HALF_OPEN_SUCCESSES', 5, 1, 1000),
+    }),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,27 @@
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Metrics } from './metrics.js';
+import type { SecretBox } from './secretbox.js';
+import type { NonceStore } from './services/nonces.js';
+import type { RateLimits } from './services/rateLimits.js';
+import type { Db } from './store/db.js';
+import type { Allowlist, Resolver } from './callbacks/urlGuard.js';
+
+/** Everything a service, route or worker needs, passed explicitly (no globals). */
+export interface Ctx {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly box: SecretBox;
+  readonly nonces: NonceStore;
+  readonly limits: RateLimits;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** SHA-256 of the operator token; the token itself is never kept in memory after start. */
+  readonly adminTokenHash: Buffer;
+  /** CALLBACK_ALLOWLIST, parsed once. */
+  readonly callbackAllowlist: Allowlist;
+  /** DNS resolution for callback URL checks; tests inject their own. */
+  readonly resolve?: Resolver;
+}

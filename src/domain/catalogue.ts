@@ -1,0 +1,68 @@
+/** Methods, their rails and, for cross-border rails, the currencies each rail serves (spec "Methods and rails", D11). */
+
+export const METHODS = ['Classic', 'WhiteTriangle', 'MobileCommerce', 'CrossBorder', 'BankApp', 'Counterparty', 'NationalQr'] as const;
+export type Method = (typeof METHODS)[number];
+
+export const MOBILE_OPERATORS = ['OperatorA', 'OperatorB', 'OperatorC', 'OperatorD', 'OperatorE'] as const;
+
+export interface RailInfo {
+  rail: string;
+  /** Countries and currencies this rail serves; null where the spec does not restrict the rail to a country. */
+  currencies: readonly string[] | null;
+  countries?: readonly string[];
+}
+
+const CROSS_BORDER: RailInfo[] = [
+  { rail: 'Upi', currencies: ['INR'], countries: ['India'] },
+  { rail: 'Account', currencies: ['KRW'], countries: ['Korea'] },
+  { rail: 'Iban', currencies: ['TRY'], countries: ['Turkey'] },
+  { rail: 'Havale', currencies: ['TRY'], countries: ['Turkey'] },
+  { rail: 'C2c', currencies: ['AZN', 'KZT'], countries: ['Azerbaijan', 'Kazakhstan'] },
+  { rail: 'Phone', currencies: ['KZT'], countries: ['Kazakhstan'] },
+  { rail: 'WalletCombo', currencies: ['KZT'], countries: ['Kazakhstan'] },
+  { rail: 'CardSchemeA', currencies: ['UZS'], countries: ['Uzbekistan'] },
+  { rail: 'CardSchemeB', currencies: ['UZS'], countries: ['Uzbekistan'] },
+];
+
+export const CATALOGUE: Readonly<Record<Method, readonly RailInfo[]>> = {
+  Classic: [
+    { rail: 'Sbp', currencies: null },
+    { rail: 'C2c', currencies: null },
+  ],
+  WhiteTriangle: [
+    { rail: 'Sbp', currencies: null },
+    { rail: 'C2c', currencies: null },
+  ],
+  MobileCommerce: [{ rail: 'Phone', currencies: null }],
+  CrossBorder: CROSS_BORDER,
+  BankApp: [],
+  Counterparty: [],
+  NationalQr: [],
+};
+
+export function isMethod(v: unknown): v is Method {
+  return typeof v === 'string' && (METHODS as readonly string[]).includes(v);
+}
+
+export function railsOf(method: Method): readonly string[] {
+  return CATALOGUE[method].map((r) => r.rail);
+}
+
+/** Methods whose orders carry no rail (D11). */
+export function isRailless(method: Method): boolean {
+  return CATALOGUE[method].length === 0;
+}
+
+/** Whether the rail can carry a payment in this currency (D15: e.g. Upi with KZT cannot). */
+export function railServesCurrency(method: Method, rail: string | null, currency: string): boolean {
+  if (rail === null) return true;
+  const info = CATALOGUE[method].find((r) => r.rail === rail);
+  return !!info && (info.currencies === null || info.currencies.includes(currency));
+}
+
+let isoCodes: Set<string> | null = null;
+/** ISO 4217 codes known to the runtime's ICU data. */
+export function isIsoCurrency(code: string): boolean {
+  isoCodes ??= new Set(Intl.supportedValuesOf('currency'));
+  return isoCodes.has(code);
+}

@@ -1,0 +1,393 @@
+/**
+ * What every market rate source shares: the `RateSource` interface, one error type, an HTTP GET
+ * with a hard timeout and a size cap, the exact division the cross rates need, and a small XML
+ * reader for the two central-bank feeds (no XML library is a dependency, and both feeds use a
+ * tiny, stable subset of XML).
+ */
+import { Decimal } from 'decimal.js';
+import { request } from 'undici';
+
+/** A market feed. Rates are units of the currency per 1 USD (e.g. RUB → 91.8). */
+export interface RateSource {
+  readonly name: string;
+  /**
+   * Resolves with the requested codes the feed can price, in the order asked; codes the feed does
+   * not know are left out. Values are unrounded (see `RATE_PRECISION`); the caller rounds.
+   * USD, when asked for, is exactly 1. Rejects with `RateSourceError` when the feed cannot be
+   * read or trusted.
+   */
+  fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>>;
+}
+
+export type RateSourceFailure =
+  | 'http-status' // answered, but not 200
+  | 'timeout' // no full answer within the timeout
+  | 'aborted' // the caller's signal fired
+  | 'network' // connection refused, reset, DNS…
+  | 'too-large' // body over the size cap
+  | 'malformed'; // body is not the feed's format
+
+export class RateSourceError extends Error {
+  override readonly name = 'RateSourceError';
+  constructor(
+    readonly source: string,
+    readonly failure: RateSourceFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${source}: ${message}`, options);
+  }
+}
+
+/** The settlement currency; every source prices it as exactly 1 without asking its feed. */
+export const SETTLEMENT_CURRENCY = 'USD';
+
+/** True when a request for `codes` needs the feed at all (USD never does). */
+export function needsFeed(codes: readonly string[]): boolean {
+  return codes.some((c) => c !== SETTLEMENT_CURRENCY);
+}
+
+/** The answer to a request that needs no feed: USD as 1 if it was asked for, else nothing. */
+export function ratesWithoutFeed(codes: readonly string[]): Map<string, Decimal> {
+  return new Map(codes.includes(SETTLEMENT_CURRENCY) ? [[SETTLEMENT_CURRENCY, new Decimal(1)]] : []);
+}
+
+/**
+ * Significant digits kept by the divisions that turn feed quotes into per-USD rates. The largest
+ * rate in use (UZS, ~12 000 per USD) rounded to 8 places needs 13 digits; 40 leaves the error
+ * of the single rounding below 1e-35 relative. Such a quotient is then correctly rounded to 8
+ * places by the caller: a rounding mistake would need a run of ~27 nines or zeros right after the
+ * 8th place, which a fraction whose denominator is below 1e27 cannot produce, and feed
+ * denominators are below 1e15.
+ */
+export const RATE_PRECISION = 40;
+
+const Exact = Decimal.clone({ precision: RATE_PRECISION, rounding: Decimal.ROUND_HALF_EVEN });
+
+/**
+ * (n1 × n2 × …) / (d1 × d2 × …), products exact (feed numbers are short) and the quotient to
+ * `RATE_PRECISION` significant digits. Not rounded to any number of decimal places.
+ * The result is an ordinary `Decimal`, so later arithmetic follows the application's settings.
+ */
+export function ratioOfProducts(numerators: readonly Decimal[], denominators: readonly Decimal[]): Decimal {
+  let num = new Exact(1);
+  for (const n of numerators) num = num.mul(n);
+  let den = new Exact(1);
+  for (const d of denominators) den = den.mul(d);
+  if (den.isZero()) throw new RangeError('ratioOfProducts: zero denominator');
+  return new Decimal(num.div(den));
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+export const DEFAULT_FEED_TIMEOUT_MS = 10_000;
+/** The largest feed (CBR daily) is ~10 KiB; 1 MiB stops a misbehaving server from filling memory. */
+export const DEFAULT_FEED_MAX_BYTES = 1024 * 1024;
+export const FEED_USER_AGENT = 'Paygate/1.0 Rates';
+
+export interface HttpGetOptions {
+  /** Names the feed in errors. */
+  source: string;
+  /** Covers the whole exchange: connect, headers and body. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxBytes?: number;
+  accept?: string;
+}
+
+/**
+ * GET `url` and return the body bytes of a 200 answer. Anything else rejects with a
+ * `RateSourceError`: another status (with the start of the body, where feeds explain
+ * themselves), a timeout, the caller's abort, a network failure or a body over `maxBytes`.
+ * Redirects are not followed (undici's default): a feed that moves is a configuration change.
+ */
+export async function httpGet(url: string, options: HttpGetOptions): Promise<Uint8Array> {
+  const { source, timeoutMs } = options;
+  const maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+  if (!(timeoutMs > 0)) throw new RangeError(`httpGet: timeoutMs must be positive, got ${timeoutMs}`);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      signal,
+      // Feeds are polled once a minute at most, longer than servers keep idle connections open;
+      // reusing one would risk a request on a socket the server is closing. One connection each.
+      reset: true,
+      headers: { 'user-agent': FEED_USER_AGENT, accept: options.accept ?? '*/*' },
+    });
+    if (res.statusCode !== 200) {
+      const start = await readUpTo(res.body, 2048).catch(() => null);
+      const text = start ? Buffer.from(start.bytes).toString('utf8').replace(/\s+/g, ' ').trim().slice(0, 200) : '';
+      throw new RateSourceError(
+        source,
+        'http-status',
+        `GET ${url} answered HTTP ${res.statusCode}${text ? `: ${text}` : ''}`,
+      );
+    }
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      res.body.destroy();
+      throw new RateSourceError(source, 'too-large', `GET ${url} body of ${declared} bytes exceeds ${maxBytes}`);
+    }
+    const body = await readUpTo(res.body, maxBytes);
+    if (body.truncated) {
+      throw new RateSourceError(source, 'too-large', `GET ${url} body exceeds ${maxBytes} bytes`);
+    }
+    return body.bytes;
+  } catch (err) {
+    if (err instanceof RateSourceError) throw err;
+    if (timeout.aborted) {
+      throw new RateSourceError(source, 'timeout', `GET ${url} timed out after ${timeoutMs} ms`, { cause: err });
+    }
+    if (options.signal?.aborted) {
+      throw new RateSourceError(source, 'aborted', `GET ${url} aborted`, { cause: err });
+    }
+    const detail = err instanceof Error ? describeNetworkError(err) : String(err);
+    throw new RateSourceError(source, 'network', `GET ${url} failed: ${detail}`, { cause: err });
+  }
+}
+
+/** Reads at most `limit` bytes; past that it drops the rest of the stream and says so. */
+async function readUpTo(
+  stream: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  limit: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    total += chunk.byteLength;
+    if (total > limit) {
+      stream.destroy();
+      return { bytes: Buffer.concat(chunks, total).subarray(0, limit), truncated: true };
+    }
+  }
+  return { bytes: Buffer.concat(chunks, total), truncated: false };
+}
+
+function describeNetworkError(err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${typeof code === 'string' ? `${code} ` : ''}${err.message}${cause}`;
+}
+
+/** Joins a configured base URL (scheme, host, optional path prefix) with a feed path. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, '') + path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decimal parsing
+
+const PLAIN_DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Parses an unsigned plain decimal ("91.8000"; no sign, exponent or grouping) into a Decimal.
+ * Returns null for anything else, so a feed's odd value is refused, never guessed at.
+ */
+export function parsePlainDecimal(text: string): Decimal | null {
+  return PLAIN_DECIMAL.test(text) ? new Decimal(text) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// XML
+
+export interface XmlElement {
+  /** Qualified name as written, prefix included (`gesmes:Envelope`). */
+  readonly name: string;
+  readonly attributes: ReadonlyMap<string, string>;
+  readonly children: readonly XmlElement[];
+  /** Character data directly inside this element (not its children's), entities resolved. */
+  readonly text: string;
+}
+
+/** `gesmes:Envelope` → `Envelope`. */
+export function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+/**
+ * Decodes XML bytes by their own declaration (`encoding="windows-1251"`), UTF-8 when none, as the
+ * XML spec says. A byte invalid in that encoding or an encoding Node does not know is refused.
+ */
+export function decodeXml(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(3));
+  }
+  // The declaration is ASCII in every ASCII-compatible encoding, so latin1 reads it safely.
+  const head = Buffer.from(bytes.subarray(0, 256)).toString('latin1');
+  const declared = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1/.exec(head);
+  const label = declared ? declared[2] : 'utf-8';
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label, { fatal: true });
+  } catch {
+    throw new SyntaxError(`unsupported XML encoding "${label}"`);
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new SyntaxError(`bytes are not valid ${label}`);
+  }
+}
+
+const NAME = /[A-Za-z_][-A-Za-z0-9_.:]*/y;
+const MAX_DEPTH = 64;
+
+/**
+ * Parses a well-formed XML document into its root element. Covers what feeds use: declaration,
+ * elements, attributes in either quote, the five predefined entities, character references,
+ * comments, CDATA and processing instructions. A DOCTYPE is refused (no DTD means no entity
+ * expansion tricks), as is anything not well-formed. Throws `SyntaxError` with an offset.
+ */
+export function parseXml(text: string): XmlElement {
+  let pos = 0;
+  const fail = (what: string): never => {
+    throw new SyntaxError(`XML: ${what} at offset ${pos}`);
+  };
+  const startsWith = (s: string) => text.startsWith(s, pos);
+  const skipWhitespace = () => {
+    while (pos < text.length && /[ \t\r\n]/.test(text[pos])) pos++;
+  };
+  const skipPast = (end: string, what: string) => {
+    const at = text.indexOf(end, pos);
+    if (at < 0) fail(`unterminated ${what}`);
+    const inner = text.slice(pos, at);
+    pos = at + end.length;
+    return inner;
+  };
+  const readName = (): string => {
+    NAME.lastIndex = pos;
+    const m = NAME.exec(text);
+    if (!m) return fail('expected a name');
+    pos += m[0].length;
+    return m[0];
+  };
+  const skipMisc = () => {
+    for (;;) {
+      skipWhitespace();
+      if (startsWith('<!--')) {
+        pos += 4;
+        skipPast('-->', 'comment');
+      } else if (startsWith('<?')) {
+        pos += 2;
+        skipPast('?>', 'processing instruction');
+      } else if (startsWith('<!')) {
+        fail('DOCTYPE and other declarations are not accepted');
+      } else {
+        return;
+      }
+    }
+  };
+
+  const element = (depth: number): XmlElement => {
+    if (depth > MAX_DEPTH) fail('elements nested too deeply');
+    if (text[pos] !== '<') fail('expected "<"');
+    pos++;
+    const name = readName();
+    const attributes = new Map<string, string>();
+    for (;;) {
+      const before = pos;
+      skipWhitespace();
+      if (startsWith('/>')) {
+        pos += 2;
+        return { name, attributes, children: [], text: '' };
+      }
+      if (text[pos] === '>') {
+        pos++;
+        break;
+      }
+      if (pos === before) fail('expected whitespace before an attribute');
+      const attr = readName();
+      skipWhitespace();
+      if (text[pos] !== '=') fail(`expected "=" after attribute ${attr}`);
+      pos++;
+      skipWhitespace();
+      const quote = text[pos];
+      if (quote !== '"' && quote !== "'") fail(`expected a quoted value for attribute ${attr}`);
+      pos++;
+      const raw = skipPast(quote, `value of attribute ${attr}`);
+      if (raw.includes('<')) fail(`"<" in the value of attribute ${attr}`);
+      if (attributes.has(attr)) fail(`duplicate attribute ${attr}`);
+      attributes.set(attr, decodeEntities(raw, fail));
+    }
+    const children: XmlElement[] = [];
+    let ownText = '';
+    for (;;) {
+      if (pos >= text.length) fail(`element ${name} is not closed`);
+      if (startsWith('</')) {
+        pos += 2;
+        const closing = readName();
+        if (closing !== name) fail(`</${closing}> closes <${name}>`);
+        skipWhitespace();
+        if (text[pos] !== '>') fail('expected ">"');
+        pos++;
+        return { name, attributes, children, text: ownText };
+      }
+      if (startsWith('<!--')) {
+        pos += 4;
+        skipPast('-->', 'comment');
+      } else if (startsWith('<![CDATA[')) {
+        pos += 9;
+        ownText += skipPast(']]>', 'CDATA section');
+      } else if (startsWith('<?')) {
+        pos += 2;
+        skipPast('?>', 'processing instruction');
+      } else if (startsWith('<!')) {
+        fail('declarations are not accepted inside elements');
+      } else if (text[pos] === '<') {
+        children.push(element(depth + 1));
+      } else {
+        const next = text.indexOf('<', pos);
+        const end = next < 0 ? text.length : next;
+        ownText += decodeEntities(text.slice(pos, end), fail);
+        pos = end;
+      }
+    }
+  };
+
+  if (text.charCodeAt(0) === 0xfeff) pos = 1;
+  skipMisc();
+  if (pos >= text.length) fail('no root element');
+  const root = element(0);
+  skipMisc();
+  if (pos < text.length) fail('content after the root element');
+  return root;
+}
+
+const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function decodeEntities(raw: string, fail: (what: string) => never): string {
+  if (!raw.includes('&')) return raw;
+  return raw.replace(/&([^;&]*)(;?)/g, (_m, body: string, semi: string) => {
+    if (!semi) return fail(`bare "&" in "${raw.slice(0, 40)}"`);
+    if (body in PREDEFINED) return PREDEFINED[body];
+    const num = /^#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}))$/.exec(body);
+    if (num) {
+      const code = num[1] !== undefined ? parseInt(num[1], 16) : parseInt(num[2], 10);
+      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+        return fail(`invalid character reference &${body};`);
+      }
+      return String.fromCodePoint(code);
+    }
+    return fail(`unknown entity &${body};`);
+  });
+}
+
+/** Children of `el` whose local name is `name`. */
+export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
+  return el.children.filter((c) => localName(c.name) === name);
+}
+
+/**
+ * The text of the one child named `name`, trimmed; null when it is missing or repeated, so feed
+ * parsers can refuse an entry they would otherwise have to guess about.
+ */
+export function singleChildText(el: XmlElement, name: string): string | null {
+  const found = childrenNamed(el, name);
+  if (found.length !== 1 || found[0].children.length > 0) return null;
+  return found[0].text.trim();
+}

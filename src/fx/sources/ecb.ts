@@ -1,0 +1,137 @@
+/**
+ * European Central Bank euro reference rates (`/stats/eurofxref/eurofxref-daily.xml`).
+ *
+ * UTF-8 XML whose `<Cube time="YYYY-MM-DD">` holds `<Cube currency="USD" rate="1.1512"/>` entries:
+ * units of the currency per 1 EUR. X per USD = (X per EUR) / (USD per EUR); EUR per USD is
+ * 1 / (USD per EUR). The ECB publishes INR, KRW and TRY among ours, not RUB, AZN, KZT or UZS.
+ */
+import { Decimal } from 'decimal.js';
+import {
+  DEFAULT_FEED_MAX_BYTES,
+  DEFAULT_FEED_TIMEOUT_MS,
+  RateSourceError,
+  SETTLEMENT_CURRENCY,
+  childrenNamed,
+  decodeXml,
+  httpGet,
+  joinUrl,
+  localName,
+  needsFeed,
+  parsePlainDecimal,
+  parseXml,
+  ratesWithoutFeed,
+  ratioOfProducts,
+  type RateSource,
+  type XmlElement,
+} from '../source.js';
+
+export const ECB_SOURCE_NAME = 'ecb';
+export const ECB_DEFAULT_BASE_URL = 'https://www.ecb.europa.eu';
+export const ECB_DAILY_PATH = '/stats/eurofxref/eurofxref-daily.xml';
+
+export interface EcbDaily {
+  /** The reference date, `YYYY-MM-DD`. */
+  readonly date: string;
+  /** Units of each currency per 1 EUR, exactly as published. */
+  readonly perEur: ReadonlyMap<string, Decimal>;
+}
+
+const CODE = /^[A-Z]{3}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Parses the feed's bytes. When several dated cubes are present (the ECB's 90-day file has the
+ * same shape) the latest date is used. The document is refused (`RateSourceError`, `malformed`)
+ * when an entry is malformed or repeated, or when USD is missing, since every rate needs it.
+ */
+export function parseEcbDaily(body: Uint8Array): EcbDaily {
+  let root: XmlElement;
+  try {
+    root = parseXml(decodeXml(body));
+  } catch (err) {
+    throw malformed(err instanceof Error ? err.message : String(err), err);
+  }
+  if (localName(root.name) !== 'Envelope') throw malformed(`root element is <${root.name}>, expected <gesmes:Envelope>`);
+  const dated = childrenNamed(root, 'Cube').flatMap((outer) => childrenNamed(outer, 'Cube'));
+  if (dated.length === 0) throw malformed('no dated <Cube time="…"> element');
+  let latest: { date: string; cube: XmlElement } | null = null;
+  for (const cube of dated) {
+    const date = cube.attributes.get('time') ?? '';
+    if (!ISO_DATE.test(date)) throw malformed(`Cube time "${date}" is not YYYY-MM-DD`);
+    if (latest !== null && date === latest.date) throw malformed(`two cubes for ${date}`);
+    if (latest === null || date > latest.date) latest = { date, cube };
+  }
+  // `dated` is non-empty, so `latest` is set.
+  const { date, cube } = latest!;
+
+  const perEur = new Map<string, Decimal>();
+  for (const entry of childrenNamed(cube, 'Cube')) {
+    const code = entry.attributes.get('currency') ?? '';
+    const rateText = entry.attributes.get('rate') ?? '';
+    if (!CODE.test(code)) throw malformed(`currency "${code}" is not three letters`);
+    const rate = parsePlainDecimal(rateText);
+    if (rate === null || rate.isZero()) throw malformed(`${code}: rate "${rateText}" is not a positive decimal`);
+    if (perEur.has(code)) throw malformed(`${code} appears twice`);
+    perEur.set(code, rate);
+  }
+  if (!perEur.has(SETTLEMENT_CURRENCY)) throw malformed(`no USD rate for ${date}`);
+  return { date, perEur };
+}
+
+/**
+ * Units per USD for the requested codes the feed knows, each one exact ratio to
+ * `RATE_PRECISION` significant digits (not rounded to 8 places).
+ */
+export function ecbRatesPerUsd(daily: EcbDaily, codes: readonly string[]): Map<string, Decimal> {
+  const usdPerEur = daily.perEur.get(SETTLEMENT_CURRENCY);
+  if (!usdPerEur) throw malformed('no USD rate');
+  const rates = new Map<string, Decimal>();
+  for (const code of codes) {
+    if (rates.has(code)) continue;
+    if (code === SETTLEMENT_CURRENCY) {
+      rates.set(code, new Decimal(1));
+    } else if (code === 'EUR') {
+      rates.set(code, ratioOfProducts([], [usdPerEur]));
+    } else {
+      const perEur = daily.perEur.get(code);
+      if (perEur) rates.set(code, ratioOfProducts([perEur], [usdPerEur]));
+    }
+  }
+  return rates;
+}
+
+export interface EcbSourceOptions {
+  /** Scheme and host (optionally a path prefix) serving `/stats/eurofxref/eurofxref-daily.xml`. */
+  baseUrl?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export class EcbRateSource implements RateSource {
+  readonly name = ECB_SOURCE_NAME;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+
+  constructor(options: EcbSourceOptions = {}) {
+    this.url = joinUrl(options.baseUrl ?? ECB_DEFAULT_BASE_URL, ECB_DAILY_PATH);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+  }
+
+  async fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>> {
+    if (!needsFeed(codes)) return ratesWithoutFeed(codes);
+    const body = await httpGet(this.url, {
+      source: this.name,
+      timeoutMs: this.timeoutMs,
+      maxBytes: this.maxBytes,
+      signal,
+      accept: 'application/xml, text/xml',
+    });
+    return ecbRatesPerUsd(parseEcbDaily(body), codes);
+  }
+}
+
+function malformed(message: string, cause?: unknown): RateSourceError {
+  return new RateSourceError(ECB_SOURCE_NAME, 'malformed', message, cause === undefined ? undefined : { cause });
+}

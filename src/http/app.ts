@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Ctx } from '../context.js';
+import { handleError, sendError } from './errors.js';
+import { registerRawBodyParser } from './rawBody.js';
+import { gatewayAuthHook } from './gatewayAuth.js';
+import { adminAuthHook } from './adminAuth.js';
+import { gatewayRoutes } from './routes/gateway.js';
+import { adminRoutes } from './routes/admin.js';
+import { payRoutes } from './routes/pay.js';
+import { providerRoutes } from './routes/providers.js';
+
+export interface AppOptions {
+  /** Readiness: /healthz answers 503 until this says the workers are running. */
+  ready?: () => boolean;
+}
+
+/** Builds the HTTP app without listening: tests call inject(), main() calls listen(). */
+export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    genReqId: () => randomBytes(12).toString('hex'),
+    // One line per request is written by the onResponse hook below, with the route and the trace id.
+    logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
+    trustProxy: false,
+    return503OnClosing: true,
+  });
+  app.decorateRequest('desk', null);
+  registerRawBodyParser(app);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Trace-Id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    ctx.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    ctx.metrics.httpLatency.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+    req.log.info({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  app.get('/healthz', async (_req, reply) => {
+    const ready = opts.ready ? opts.ready() : true;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting' });
+  });
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('Content-Type', ctx.metrics.registry.contentType);
+    return ctx.metrics.registry.metrics();
+  });
+
+  app.register(
+    async (gw) => {
+      gw.addHook('preValidation', gatewayAuthHook(ctx));
+      await gatewayRoutes(gw, ctx);
+    },
+    { prefix: '/gw/v1' },
+  );
+  app.register(
+    async (admin) => {
+      admin.addHook('preValidation', adminAuthHook(ctx));
+      await adminRoutes(admin, ctx);
+    },
+    { prefix: '/admin/v1' },
+  );
+  app.register(async (pay) => payRoutes(pay, ctx), { prefix: '/api/pay' });
+  app.register(async (p) => providerRoutes(p, ctx), { prefix: '/providers/v1' });
+  return app;
+}

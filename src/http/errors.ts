@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode, type Refusal } from '../domain/errors.js';
+
+/** D1: `{"status":"error","fault":{"code","detail"},"traceId"}`; the status comes from the one code table. */
+export function sendError(req: FastifyRequest, reply: FastifyReply, code: ErrorCode, detail: string | null = null): FastifyReply {
+  return reply.code(ERROR_STATUS[code]).send({ status: 'error', fault: { code, detail }, traceId: req.id });
+}
+
+export function sendRefusal(req: FastifyRequest, reply: FastifyReply, r: Refusal): FastifyReply {
+  return sendError(req, reply, r.code, r.detail);
+}
+
+export function sendOk(req: FastifyRequest, reply: FastifyReply, result: unknown, status = 200): FastifyReply {
+  return reply.code(status).send({ status: 'ok', result, traceId: req.id });
+}
+
+/** D6: a 429 has an empty body and says when to come back, in whole seconds. */
+export function sendTooMany(reply: FastifyReply, retryAfterMs: number): FastifyReply {
+  return reply.code(429).header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000)))).send('');
+}
+
+/** Maps anything thrown in a route to an envelope: known codes as they are, the rest as a generic 500. */
+export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof AppError) return sendError(req, reply, err.code, err.detail);
+  const e = err as { code?: string; statusCode?: number; message?: string };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) {
+    return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
+  }
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported content type');
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return sendError(req, reply, 'VALIDATION_ERROR', 'malformed request');
+  }
+  req.log.error({ err }, 'unhandled error');
+  return sendError(req, reply, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
+}

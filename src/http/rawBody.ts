@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+// Past this we stop reading at all: an oversized body is still hashed up to here so that the
+// signature can be checked before the 413 (D3), but nobody can make us read megabytes.
+const HARD_CAP_BYTES = 1024 * 1024;
+
+/** The request body as sent: the exact bytes (up to 64 KiB) and the SHA-256 of everything received. */
+export interface RawBody {
+  bytes: Buffer;
+  sha256: string;
+  tooLarge: boolean;
+}
+
+export const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+
+/** Every content type is read as raw bytes; JSON is parsed by the route after authentication. */
+export function registerRawBodyParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (req, payload, done) => {
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let total = 0;
+    let finished = false;
+    const finish = (err: Error | null, body?: RawBody) => {
+      if (finished) return;
+      finished = true;
+      done(err, body);
+    };
+    payload.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > HARD_CAP_BYTES) {
+        const err = Object.assign(new Error('body too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
+        payload.destroy();
+        finish(err);
+        return;
+      }
+      hash.update(chunk);
+      if (kept < MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        kept += chunk.length;
+      }
+    });
+    payload.on('end', () => {
+      finish(null, { bytes: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES), sha256: hash.digest('hex'), tooLarge: total > MAX_BODY_BYTES });
+    });
+    payload.on('error', (err) => finish(err));
+  });
+}
+
+export function rawBodyOf(body: unknown): RawBody {
+  if (body && typeof body === 'object' && 'sha256' in body) return body as RawBody;
+  return { bytes: Buffer.alloc(0), sha256: EMPTY_SHA256, tooLarge: false };
+}
+
+export type JsonBody = { ok: true; value: Record<string, unknown> } | { ok: false; detail: string };
+
+/** D3: the body must be a JSON object; an empty body reads as an empty object. */
+export function parseJsonObject(raw: RawBody): JsonBody {
+  if (raw.bytes.length === 0) return { ok: true, value: {} };
+  let v: unknown;
+  try {
+    v = JSON.parse(raw.bytes.toString('utf8'));
+  } catch {
+    return { ok: false, detail: 'body is not valid JSON' };
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, detail: 'body must be a JSON object' };
+  return { ok: true, value: v as Record<string, unknown> };
+}

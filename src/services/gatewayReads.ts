@@ -1,0 +1,71 @@
+import type { Ctx } from '../context.js';
+import { isMethod, isRailless, railServesCurrency, type Method } from '../domain/catalogue.js';
+import { fmt8 } from '../domain/money.js';
+import { priceCurrency, type Pricing } from '../domain/pricing.js';
+import { methodsPicture } from '../domain/providers.js';
+import { getCurrency, getRates, listCurrencies, type CurrencyRow, type RateRow } from '../store/currencies.js';
+import type { DeskRow } from '../store/desks.js';
+import { getMerchant, type MerchantRow } from '../store/merchants.js';
+import { loadProviderViews } from './catalog.js';
+
+export function pricingOf(ctx: Ctx, c: CurrencyRow | null, r: RateRow | undefined | null): Pricing {
+  if (!c) return { priceable: false, reason: 'disabled' };
+  return priceCurrency(
+    {
+      enabled: c.enabled,
+      spreadPercent: c.spread_percent,
+      manualRate: r?.manual_rate ?? null,
+      marketRate: r?.market_rate ?? null,
+      marketFetchedAtMs: r?.market_fetched_at ? r.market_fetched_at.getTime() : null,
+      marketSourcesConfigured: ctx.config.fxSources.length > 0,
+    },
+    ctx.clock.now(),
+    ctx.config.rateMaxAgeSeconds * 1000,
+  );
+}
+
+export async function priceFor(ctx: Ctx, code: string): Promise<{ currency: CurrencyRow | null; pricing: Pricing }> {
+  const [currency, rates] = await Promise.all([getCurrency(ctx.db, code), getRates(ctx.db, [code])]);
+  return { currency, pricing: pricingOf(ctx, currency, rates.get(code)) };
+}
+
+export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefined) {
+  const codes = filter === undefined ? desk.currencies : desk.currencies.filter((c) => c === filter);
+  const [currencies, rates] = await Promise.all([listCurrencies(ctx.db, codes), getRates(ctx.db, codes)]);
+  const byCode = new Map(currencies.map((c) => [c.code, c]));
+  return {
+    settlement: 'USD',
+    rates: codes.map((code) => {
+      const p = pricingOf(ctx, byCode.get(code) ?? null, rates.get(code));
+      return { code, rate: p.priceable ? fmt8(p.rate) : null, priceable: p.priceable };
+    }),
+  };
+}
+
+export async function balanceOf(ctx: Ctx, desk: DeskRow) {
+  const m = await getMerchant(ctx.db, desk.merchant_id);
+  return { currency: 'USD', available: fmt8(m?.balance ?? '0') };
+}
+
+/** The desk's rails as the picture lists them: the allowed rails of the method, or one null rail (D11). */
+export function deskRails(desk: DeskRow): (string | null)[] {
+  if (!isMethod(desk.method) || isRailless(desk.method)) return [null];
+  return desk.rails;
+}
+
+export async function methodsFor(ctx: Ctx, desk: DeskRow, merchant?: MerchantRow | null) {
+  const m = merchant ?? (await getMerchant(ctx.db, desk.merchant_id));
+  const { views } = await loadProviderViews(ctx);
+  const approved = m?.status === 'Active';
+  // An account under review with the sandbox off has no provider at all until approval.
+  const usable = approved || (m?.status === 'UnderReview' && m.sandbox) ? views : [];
+  const rails = methodsPicture(usable, { method: desk.method, rails: deskRails(desk), currencies: desk.currencies }, approved, (rail, code) =>
+    railServesCurrency(desk.method as Method, rail, code),
+  );
+  let reason: string | null = null;
+  if (m?.status === 'Blocked') reason = 'merchant inactive';
+  else if (!desk.enabled) reason = 'shop inactive';
+  else if (desk.stop_reason) reason = desk.stop_reason;
+  else if (rails.length === 0) reason = 'no provider currently offers this method';
+  return { method: desk.method, available: reason === null, reason, rails };
+}

@@ -1,0 +1,39 @@
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/db.js';
+import { claimNonce, pruneNonces } from '../store/nonces.js';
+
+/** Replay memory: 360 s per desk key, surviving restarts and shared by every instance. */
+export const NONCE_MEMORY_MS = 360_000;
+
+export interface NonceStore {
+  /** True when the nonce is fresh for this key (and is now remembered); false on a replay. */
+  claim(deskKey: string, nonce: string): Promise<boolean>;
+  /** Drops expired entries; returns how many. */
+  prune(): Promise<number>;
+}
+
+export function dbNonceStore(db: Db, clock: Clock): NonceStore {
+  return {
+    claim(deskKey, nonce) {
+      const now = clock.now();
+      return claimNonce(db, deskKey, nonce, new Date(now), new Date(now + NONCE_MEMORY_MS));
+    },
+    prune() {
+      return pruneNonces(db, new Date(clock.now()));
+    },
+  };
+}
+
+/** Redis keeps the memory with its own expiry, so nothing needs pruning. */
+export function redisNonceStore(redis: Redis, prefix = 'paygate:nonce:'): NonceStore {
+  return {
+    async claim(deskKey, nonce) {
+      const r = await redis.set(`${prefix}${deskKey}:${nonce}`, '1', 'PX', NONCE_MEMORY_MS, 'NX');
+      return r === 'OK';
+    },
+    async prune() {
+      return 0;
+    },
+  };
+}

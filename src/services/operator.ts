@@ -1,0 +1,267 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../domain/errors.js';
+import { fmt4, fmt8, dec, type FeeBand } from '../domain/money.js';
+import { isoSeconds } from '../domain/time.js';
+import { isIsoCurrency, isMethod, isRailless, railsOf } from '../domain/catalogue.js';
+import { newId, newSecret, randomId26 } from '../ids.js';
+import * as merchants from '../store/merchants.js';
+import * as tariffs from '../store/tariffs.js';
+import * as desks from '../store/desks.js';
+import * as currencies from '../store/currencies.js';
+import type { MerchantRow } from '../store/merchants.js';
+import type { DeskRow } from '../store/desks.js';
+import { checkDeskCallbackUrl } from './callbackUrls.js';
+
+const now = (ctx: Ctx) => new Date(ctx.clock.now());
+
+export function merchantView(m: MerchantRow) {
+  return {
+    id: m.id,
+    name: m.name,
+    status: m.status,
+    sandbox: m.sandbox,
+    blockReason: m.block_reason,
+    createdAt: isoSeconds(m.created_at),
+  };
+}
+
+export function deskView(d: DeskRow) {
+  return {
+    id: d.id,
+    merchantId: d.merchant_id,
+    key: d.key,
+    method: d.method,
+    rails: d.rails,
+    currencies: d.currencies,
+    minUsd: fmt8(d.min_usd),
+    maxUsd: fmt8(d.max_usd),
+    callbackUrl: d.callback_url,
+    callbacksEnabled: d.callbacks_enabled,
+    tariffId: d.tariff_id,
+    enabled: d.enabled,
+    stopReason: d.stop_reason,
+    createdAt: isoSeconds(d.created_at),
+  };
+}
+
+// ---- merchants
+
+export async function createMerchant(ctx: Ctx, input: { name: string; sandbox: boolean }) {
+  const m = await merchants.insertMerchant(ctx.db, { id: newId('mer'), name: input.name, sandbox: input.sandbox, at: now(ctx) });
+  return merchantView(m);
+}
+
+export async function getMerchant(ctx: Ctx, id: string) {
+  const m = await merchants.getMerchant(ctx.db, id);
+  if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${id}`);
+  return { ...merchantView(m), balance: { currency: 'USD', available: fmt8(m.balance) } };
+}
+
+async function must<T>(p: Promise<T | null>, id: string): Promise<T> {
+  const v = await p;
+  if (!v) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${id}`);
+  return v;
+}
+
+export async function approveMerchant(ctx: Ctx, id: string) {
+  const m = await must(merchants.getMerchant(ctx.db, id), id);
+  // Approving a blocked account takes effect when it is unblocked: the block stays in force.
+  if (m.status === 'Blocked') {
+    await ctx.db.query(`UPDATE merchants SET status_before_block = 'Active' WHERE id = $1`, [id]);
+    return merchantView((await merchants.getMerchant(ctx.db, id))!);
+  }
+  return merchantView(await must(merchants.setMerchantStatus(ctx.db, id, 'Active'), id));
+}
+
+export async function blockMerchant(ctx: Ctx, id: string, reason: string | null) {
+  return merchantView(await must(merchants.blockMerchant(ctx.db, id, reason), id));
+}
+
+export async function unblockMerchant(ctx: Ctx, id: string) {
+  return merchantView(await must(merchants.unblockMerchant(ctx.db, id), id));
+}
+
+export async function patchMerchant(ctx: Ctx, id: string, patch: { sandbox?: boolean; name?: string }) {
+  await must(merchants.getMerchant(ctx.db, id), id);
+  if (patch.sandbox !== undefined) await merchants.setMerchantSandbox(ctx.db, id, patch.sandbox);
+  if (patch.name !== undefined) await ctx.db.query('UPDATE merchants SET name = $2 WHERE id = $1', [id, patch.name]);
+  return merchantView((await merchants.getMerchant(ctx.db, id))!);
+}
+
+// ---- tariffs
+
+export function validateBands(raw: unknown): FeeBand[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw new AppError('VALIDATION_ERROR', 'bands: must be a non-empty array');
+  const bands = raw.map((b, i) => {
+    const o = b as Record<string, unknown>;
+    const dp = (name: string, places: number, nullable = false) => {
+      const v = o?.[name];
+      if (v === null && nullable) return null;
+      if (typeof v !== 'string' || !new RegExp(`^\\d{1,16}(\\.\\d{1,${places}})?$`).test(v)) {
+        throw new AppError('VALIDATION_ERROR', `bands[${i}].${name}: must be a decimal string${nullable ? ' or null' : ''}`);
+      }
+      return v;
+    };
+    const band: FeeBand = { fromUsd: dp('fromUsd', 8)!, toUsd: dp('toUsd', 8, true), ratePercent: dp('ratePercent', 4)! };
+    if (band.toUsd !== null && dec(band.toUsd).lte(band.fromUsd)) {
+      throw new AppError('VALIDATION_ERROR', `bands[${i}].toUsd: must be greater than fromUsd`);
+    }
+    if (dec(band.ratePercent).gt(100)) throw new AppError('VALIDATION_ERROR', `bands[${i}].ratePercent: must be at most 100`);
+    return band;
+  });
+  const sorted = [...bands].sort((a, b) => dec(a.fromUsd).cmp(b.fromUsd));
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1];
+    if (prev.toUsd === null || dec(prev.toUsd).gt(sorted[i].fromUsd)) {
+      throw new AppError('VALIDATION_ERROR', 'bands: bands must not overlap');
+    }
+  }
+  return sorted;
+}
+
+export function tariffView(t: tariffs.TariffRow) {
+  return {
+    id: t.id,
+    name: t.name,
+    bands: t.bands.map((b) => ({ fromUsd: fmt8(b.fromUsd), toUsd: b.toUsd === null ? null : fmt8(b.toUsd), ratePercent: fmt4(b.ratePercent) })),
+    createdAt: isoSeconds(t.created_at),
+  };
+}
+
+export async function createTariff(ctx: Ctx, input: { name: string; bands: FeeBand[] }) {
+  return tariffView(await tariffs.insertTariff(ctx.db, { id: newId('trf'), name: input.name, bands: input.bands, at: now(ctx) }));
+}
+
+// ---- desks
+
+export interface DeskInput {
+  method?: string;
+  rails?: string[];
+  currencies?: string[];
+  minUsd?: string;
+  maxUsd?: string;
+  callbackUrl?: string | null;
+  callbacksEnabled?: boolean;
+  tariffId?: string | null;
+  enabled?: boolean;
+}
+
+async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promise<void> {
+  if (!isMethod(method)) throw new AppError('VALIDATION_ERROR', `method: must be one of the payment methods`);
+  if (d.rails !== undefined) {
+    if (isRailless(method) && d.rails.length > 0) throw new AppError('VALIDATION_ERROR', `rails: ${method} has no rails; send []`);
+    const known = railsOf(method);
+    const bad = d.rails.find((r) => !known.includes(r));
+    if (bad !== undefined) throw new AppError('VALIDATION_ERROR', `rails: ${bad} is not a rail of ${method} (${known.join(', ')})`);
+  }
+  if (d.currencies !== undefined) {
+    const bad = d.currencies.find((c) => !/^[A-Z]{3}$/.test(c) || !isIsoCurrency(c));
+    if (bad !== undefined) throw new AppError('VALIDATION_ERROR', `currencies: ${bad} is not an ISO 4217 code`);
+  }
+  const min = d.minUsd ?? null;
+  const max = d.maxUsd ?? null;
+  if (min !== null && max !== null && dec(max).gt(0) && dec(min).gt(max)) {
+    throw new AppError('VALIDATION_ERROR', 'minUsd: must not exceed maxUsd');
+  }
+  if (d.tariffId) {
+    if (!(await tariffs.getTariff(ctx.db, d.tariffId))) throw new AppError('VALIDATION_ERROR', `tariffId: no tariff ${d.tariffId}`);
+  }
+  if (d.callbackUrl) await checkDeskCallbackUrl(ctx, d.callbackUrl);
+}
+
+export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<DeskInput, 'enabled'>>) {
+  const m = await merchants.getMerchant(ctx.db, merchantId);
+  if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+  await validateDeskFields(ctx, d.method, d);
+  const secret = newSecret();
+  const row = await desks.insertDesk(ctx.db, {
+    id: newId('dsk'),
+    merchantId,
+    key: `shp_${randomId26()}`,
+    secretEnc: ctx.box.seal(secret),
+    method: d.method,
+    rails: d.rails,
+    currencies: d.currencies,
+    minUsd: d.minUsd,
+    maxUsd: d.maxUsd,
+    callbackUrl: d.callbackUrl,
+    callbacksEnabled: d.callbacksEnabled,
+    tariffId: d.tariffId,
+    at: now(ctx),
+  });
+  // The only time the secret leaves the service.
+  return { ...deskView(row), secret };
+}
+
+async function mustDesk(ctx: Ctx, id: string): Promise<DeskRow> {
+  const d = await desks.getDesk(ctx.db, id);
+  if (!d) throw new AppError('DESK_NOT_FOUND', `no cash desk ${id}`);
+  return d;
+}
+
+export async function getDesk(ctx: Ctx, id: string) {
+  return deskView(await mustDesk(ctx, id));
+}
+
+export async function patchDesk(ctx: Ctx, id: string, patch: DeskInput) {
+  const d = await mustDesk(ctx, id);
+  await validateDeskFields(ctx, d.method, { minUsd: d.min_usd, maxUsd: d.max_usd, ...patch });
+  return deskView((await desks.updateDesk(ctx.db, id, patch))!);
+}
+
+export async function stopDesk(ctx: Ctx, id: string, reason: string) {
+  await mustDesk(ctx, id);
+  return deskView((await desks.updateDesk(ctx.db, id, { stopReason: reason }))!);
+}
+
+export async function resumeDesk(ctx: Ctx, id: string) {
+  await mustDesk(ctx, id);
+  return deskView((await desks.updateDesk(ctx.db, id, { stopReason: null }))!);
+}
+
+export async function rotateDeskSecret(ctx: Ctx, id: string) {
+  await mustDesk(ctx, id);
+  const secret = newSecret();
+  await desks.updateDesk(ctx.db, id, { secretEnc: ctx.box.seal(secret) });
+  return { secret };
+}
+
+// ---- currencies and rates
+
+export function currencyView(c: currencies.CurrencyRow) {
+  return { code: c.code, enabled: c.enabled, spreadPercent: fmt4(c.spread_percent), updatedAt: isoSeconds(c.updated_at) };
+}
+
+export async function putCurrency(ctx: Ctx, code: string, input: { enabled?: boolean; spreadPercent?: string }) {
+  const existing = await currencies.getCurrency(ctx.db, code);
+  const row = await currencies.upsertCurrency(ctx.db, {
+    code,
+    enabled: input.enabled ?? existing?.enabled ?? true,
+    spreadPercent: input.spreadPercent ?? existing?.spread_percent ?? '0',
+    at: now(ctx),
+  });
+  return currencyView(row);
+}
+
+export function rateView(r: currencies.RateRow) {
+  return {
+    code: r.code,
+    manualRate: r.manual_rate === null ? null : fmt8(r.manual_rate),
+    manualSetAt: r.manual_set_at ? isoSeconds(r.manual_set_at) : null,
+    marketRate: r.market_rate === null ? null : fmt8(r.market_rate),
+    marketSource: r.market_source,
+    marketFetchedAt: r.market_fetched_at ? isoSeconds(r.market_fetched_at) : null,
+    flag: r.market_flag,
+  };
+}
+
+export async function putManualRate(ctx: Ctx, code: string, rate: string) {
+  if (dec(rate).lte(0)) throw new AppError('VALIDATION_ERROR', 'rate: must be greater than zero');
+  return rateView(await currencies.setManualRate(ctx.db, code, fmt8(rate), now(ctx)));
+}
+
+export async function deleteManualRate(ctx: Ctx, code: string) {
+  const r = await currencies.clearManualRate(ctx.db, code, now(ctx));
+  if (!r) throw new AppError('RATE_NOT_FOUND', `no manual rate for ${code}`);
+  return rateView(r);
+}

@@ -1,0 +1,65 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterQueue, RateLimiterQueueError, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/** Spec rate limits: "N per window, M queued". Counts are shared through Redis when given; queues live in each process. */
+export interface LimitSpec {
+  points: number;
+  durationSec: number;
+  queued: number;
+}
+
+export const ORDER_CREATE_LIMIT: LimitSpec = { points: 30, durationSec: 10, queued: 5 };
+export const PAY_PAGE_LIMIT: LimitSpec = { points: 100, durationSec: 10, queued: 10 };
+export const PAYER_REFERENCE_LIMIT: LimitSpec = { points: 10, durationSec: 60, queued: 0 };
+
+export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
+
+export interface Limiter {
+  take(key: string): Promise<Admission>;
+}
+
+export interface RateLimits {
+  orderCreate: Limiter;
+  payPage: Limiter;
+  payerReference: Limiter;
+}
+
+function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
+  const base: RateLimiterAbstract = redis
+    ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `paygate:rl:${name}`, points: spec.points, duration: spec.durationSec })
+    : new RateLimiterMemory({ keyPrefix: name, points: spec.points, duration: spec.durationSec });
+  // The queue keeps at most `queued` waiters per key and hands them tokens as the window frees up.
+  const queue = spec.queued > 0 ? new RateLimiterQueue(base, { maxQueueSize: spec.queued }) : null;
+  return {
+    async take(key) {
+      if (queue === null) {
+        try {
+          await base.consume(key);
+          return { ok: true };
+        } catch (e) {
+          const ms = (e as { msBeforeNext?: number }).msBeforeNext;
+          if (typeof ms === 'number') return { ok: false, retryAfterMs: ms };
+          throw e;
+        }
+      }
+      try {
+        await queue.removeTokens(1, key);
+        return { ok: true };
+      } catch (e) {
+        if (e instanceof RateLimiterQueueError) {
+          const res = await base.get(key);
+          return { ok: false, retryAfterMs: res?.msBeforeNext ?? spec.durationSec * 1000 };
+        }
+        throw e;
+      }
+    },
+  };
+}
+
+export function createRateLimits(redis: Redis | null): RateLimits {
+  return {
+    orderCreate: limiter(ORDER_CREATE_LIMIT, 'order-create', redis),
+    payPage: limiter(PAY_PAGE_LIMIT, 'pay-page', redis),
+    payerReference: limiter(PAYER_REFERENCE_LIMIT, 'payer-ref', redis),
+  };
+}

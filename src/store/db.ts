@@ -1,0 +1,107 @@
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+
+/** What a statement needs: a pool, a transaction, or the embedded database. */
+export interface Queryable {
+  query<T = Record<string, any>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[]; rowCount: number }>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pg' | 'pglite';
+  /** Runs fn in one transaction: commit when it resolves, roll back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// Both adapters return the same JavaScript values: numeric as exact strings (money never
+// passes through a binary float), bigint counters as numbers, timestamptz as Date.
+const NUMERIC = 1700;
+const INT8 = 20;
+
+pg.types.setTypeParser(NUMERIC, (v: string) => v);
+pg.types.setTypeParser(INT8, (v: string) => Number(v));
+
+export function openPg(url: string, opts: { max?: number } = {}): Db {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  // An idle client that errors (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db: Db = {
+    kind: 'pg',
+    async query(sql, params) {
+      const r = await pool.query(sql, params as unknown[]);
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async tx(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const q: Queryable = {
+          async query(sql, params) {
+            const r = await client.query(sql, params as unknown[]);
+            return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+          },
+          async exec(sql) {
+            await client.query(sql);
+          },
+        };
+        const out = await fn(q);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  return db;
+}
+
+/** Embedded PostgreSQL. It has one connection, so transactions run one after another. */
+export async function openPglite(dataDir: string | undefined): Promise<Db> {
+  const lite = await PGlite.create({
+    dataDir,
+    parsers: {
+      [pgliteTypes.NUMERIC]: (v: string) => v,
+      [pgliteTypes.INT8]: (v: string) => Number(v),
+    },
+  });
+  const wrap = (r: { rows: any[]; affectedRows?: number }) => ({
+    rows: r.rows,
+    rowCount: r.affectedRows || r.rows.length,
+  });
+  return {
+    kind: 'pglite',
+    async query(sql, params) {
+      return wrap(await lite.query(sql, params as unknown[]));
+    },
+    async exec(sql) {
+      await lite.exec(sql);
+    },
+    async tx(fn) {
+      return lite.transaction(async (t) => {
+        const q: Queryable = {
+          async query(sql, params) {
+            return wrap(await t.query(sql, params as unknown[]));
+          },
+          async exec(sql) {
+            await t.exec(sql);
+          },
+        };
+        return fn(q);
+      });
+    },
+    async close() {
+      await lite.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { Queryable } from './db.js';
+
+export type MerchantStatus = 'UnderReview' | 'Active' | 'Blocked';
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  status: MerchantStatus;
+  status_before_block: MerchantStatus | null;
+  block_reason: string | null;
+  sandbox: boolean;
+  balance: string;
+  created_at: Date;
+}
+
+export async function insertMerchant(q: Queryable, m: { id: string; name: string; sandbox: boolean; at: Date }): Promise<MerchantRow> {
+  const { rows } = await q.query<MerchantRow>(
+    `INSERT INTO merchants (id, name, status, sandbox, created_at) VALUES ($1, $2, 'UnderReview', $3, $4) RETURNING *`,
+    [m.id, m.name, m.sandbox, m.at],
+  );
+  return rows[0];
+}
+
+export async function getMerchant(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function setMerchantStatus(q: Queryable, id: string, status: MerchantStatus): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>('UPDATE merchants SET status = $2 WHERE id = $1 RETURNING *', [id, status]);
+  return rows[0] ?? null;
+}
+
+/** Blocks and remembers the status to return to; blocking a blocked merchant keeps the first memory. */
+export async function blockMerchant(q: Queryable, id: string, reason: string | null): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>(
+    `UPDATE merchants SET status_before_block = CASE WHEN status = 'Blocked' THEN status_before_block ELSE status END,
+       status = 'Blocked', block_reason = $2 WHERE id = $1 RETURNING *`,
+    [id, reason],
+  );
+  return rows[0] ?? null;
+}
+
+export async function unblockMerchant(q: Queryable, id: string): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>(
+    `UPDATE merchants SET status = COALESCE(status_before_block, 'UnderReview'), status_before_block = NULL, block_reason = NULL
+      WHERE id = $1 AND status = 'Blocked' RETURNING *`,
+    [id],
+  );
+  return rows[0] ?? (await getMerchant(q, id));
+}
+
+export async function setMerchantSandbox(q: Queryable, id: string, sandbox: boolean): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>('UPDATE merchants SET sandbox = $2 WHERE id = $1 RETURNING *', [id, sandbox]);
+  return rows[0] ?? null;
+}

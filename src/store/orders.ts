@@ -1,0 +1,157 @@
+import type { Queryable } from './db.js';
+import type { OrderStatus, SubStatus } from '../domain/orders.js';
+
+export interface OrderRow {
+  id: string;
+  seq: number;
+  desk_id: string;
+  merchant_id: string;
+  order_ref: string | null;
+  amount: string;
+  currency: string;
+  rate: string;
+  settled_amount: string;
+  method: string;
+  rail: string | null;
+  direction: string;
+  status: OrderStatus;
+  sub_status: SubStatus;
+  placement: 'pending' | 'placed' | 'failed';
+  payment: Record<string, string | null> | null;
+  provider_id: string | null;
+  sandbox: boolean;
+  notify_url: string | null;
+  success_url: string | null;
+  fail_url: string | null;
+  back_url: string | null;
+  operator: string | null;
+  lifetime_minutes: number;
+  commission_rate: string;
+  commission_amount: string;
+  credited_amount: string;
+  cancel_reason: string | null;
+  payer_reference: string | null;
+  created_at: Date;
+  expires_at: Date;
+  finished_at: Date | null;
+  updated_at: Date;
+}
+
+export interface NewOrder {
+  id: string;
+  deskId: string;
+  merchantId: string;
+  orderRef: string | null;
+  amount: string;
+  currency: string;
+  rate: string;
+  settledAmount: string;
+  method: string;
+  rail: string | null;
+  sandbox: boolean;
+  notifyUrl: string | null;
+  successUrl: string | null;
+  failUrl: string | null;
+  backUrl: string | null;
+  operator: string | null;
+  lifetimeMinutes: number;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** The reservation: invisible ('pending') until the provider cascade has placed it. */
+export async function insertPendingOrder(q: Queryable, o: NewOrder): Promise<void> {
+  await q.query(
+    `INSERT INTO orders (id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status,
+       placement, sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created', 'WaitingForPayment', 'pending', $11, $12, $13, $14, $15, $16, $17, $18, $19, $18)`,
+    [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox, o.notifyUrl,
+      o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt],
+  );
+}
+
+export async function markPlaced(q: Queryable, id: string, payment: Record<string, string | null>, providerId: string, at: Date): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE orders SET placement = 'placed', payment = $2, provider_id = $3, updated_at = $4 WHERE id = $1 AND placement = 'pending'`,
+    [id, JSON.stringify(payment), providerId, at],
+  );
+  return rowCount === 1;
+}
+
+export async function markPlacementFailed(q: Queryable, id: string, at: Date): Promise<void> {
+  await q.query(`UPDATE orders SET placement = 'failed', updated_at = $2 WHERE id = $1 AND placement = 'pending'`, [id, at]);
+}
+
+/** Reservations whose creator died mid-cascade (longer than the cascade can take) are given up. */
+export async function failStalePlacements(q: Queryable, olderThan: Date, at: Date): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE orders SET placement = 'failed', updated_at = $2 WHERE placement = 'pending' AND created_at < $1`,
+    [olderThan, at],
+  );
+  return rowCount;
+}
+
+export async function getOrderById(q: Queryable, id: string, opts: { forUpdate?: boolean; anyPlacement?: boolean } = {}): Promise<OrderRow | null> {
+  const { rows } = await q.query<OrderRow>(
+    `SELECT * FROM orders WHERE id = $1${opts.anyPlacement ? '' : ` AND placement = 'placed'`}${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** `{id}` is an ord_ id or the merchant's orderRef; of several orders with one reference, the newest. */
+export async function findDeskOrder(q: Queryable, deskId: string, idOrRef: string): Promise<OrderRow | null> {
+  if (idOrRef.startsWith('ord_')) {
+    const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE id = $1 AND desk_id = $2 AND placement = 'placed'`, [idOrRef, deskId]);
+    if (rows[0]) return rows[0];
+  }
+  const { rows } = await q.query<OrderRow>(
+    `SELECT * FROM orders WHERE desk_id = $1 AND order_ref = $2 AND placement = 'placed' ORDER BY seq DESC LIMIT 1`,
+    [deskId, idOrRef],
+  );
+  return rows[0] ?? null;
+}
+
+export interface OrderChange {
+  status: OrderStatus;
+  subStatus?: SubStatus;
+  cancelReason?: string | null;
+  finishedAt?: Date | null;
+  commissionRate?: string;
+  commissionAmount?: string;
+  creditedAmount?: string;
+}
+
+/** A transition: applied only if the order is still in one of the expected states. */
+export async function transitionOrder(q: Queryable, id: string, from: readonly OrderStatus[], change: OrderChange, at: Date): Promise<OrderRow | null> {
+  const { rows } = await q.query<OrderRow>(
+    `UPDATE orders SET status = $3,
+       sub_status = COALESCE($4, sub_status),
+       cancel_reason = CASE WHEN $5::boolean THEN $6 ELSE cancel_reason END,
+       finished_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE finished_at END,
+       commission_rate = COALESCE($9, commission_rate),
+       commission_amount = COALESCE($10, commission_amount),
+       credited_amount = COALESCE($11, credited_amount),
+       updated_at = $12
+     WHERE id = $1 AND status = ANY($2::text[]) AND placement = 'placed'
+     RETURNING *`,
+    [id, from, change.status, change.subStatus ?? null, change.cancelReason !== undefined, change.cancelReason ?? null,
+      change.finishedAt !== undefined, change.finishedAt ?? null, change.commissionRate ?? null, change.commissionAmount ?? null,
+      change.creditedAmount ?? null, at],
+  );
+  return rows[0] ?? null;
+}
+
+/** Claims up to `limit` due orders; SKIP LOCKED lets several workers share the backlog without overlap. */
+export async function claimDueOrders(q: Queryable, now: Date, limit: number): Promise<OrderRow[]> {
+  const { rows } = await q.query<OrderRow>(
+    `SELECT * FROM orders WHERE status = 'Created' AND placement = 'placed' AND expires_at <= $1
+     ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows;
+}
+
+export async function setPayerReference(q: Queryable, id: string, ref: string, at: Date): Promise<void> {
+  await q.query('UPDATE orders SET payer_reference = $2, updated_at = $3 WHERE id = $1', [id, ref, at]);
+}

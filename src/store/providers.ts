@@ -1,0 +1,74 @@
+import type { Capability } from '../domain/providers.js';
+import type { Queryable } from './db.js';
+
+export interface ProviderRow {
+  id: string;
+  name: string;
+  kind: 'sandbox' | 'pool' | 'http';
+  priority: number;
+  paused_manual: boolean;
+  paused_appeals: boolean;
+  capabilities: Capability[];
+  base_url: string | null;
+  api_key: string | null;
+  secret_enc: string | null;
+  pool_cursor: number;
+  created_at: Date;
+}
+
+export interface CircuitRow {
+  provider_id: string;
+  method: string;
+  rail: string;
+  state: unknown;
+  updated_at: Date;
+}
+
+export async function listProviders(q: Queryable): Promise<ProviderRow[]> {
+  const { rows } = await q.query<ProviderRow>('SELECT * FROM providers ORDER BY priority, id');
+  return rows;
+}
+
+export async function getProvider(q: Queryable, id: string): Promise<ProviderRow | null> {
+  const { rows } = await q.query<ProviderRow>('SELECT * FROM providers WHERE id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+export async function insertProvider(
+  q: Queryable,
+  p: { id: string; name: string; kind: 'pool' | 'http'; priority: number; capabilities: Capability[]; baseUrl: string | null; apiKey: string | null; secretEnc: string | null; at: Date },
+): Promise<ProviderRow> {
+  const { rows } = await q.query<ProviderRow>(
+    `INSERT INTO providers (id, name, kind, priority, capabilities, base_url, api_key, secret_enc, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [p.id, p.name, p.kind, p.priority, JSON.stringify(p.capabilities), p.baseUrl, p.apiKey, p.secretEnc, p.at],
+  );
+  return rows[0];
+}
+
+export async function insertRequisites(q: Queryable, providerId: string, requisites: readonly Record<string, string | null>[]): Promise<void> {
+  for (let i = 0; i < requisites.length; i++) {
+    await q.query('INSERT INTO pool_requisites (provider_id, idx, payment) VALUES ($1, $2, $3)', [providerId, i, JSON.stringify(requisites[i])]);
+  }
+}
+
+/** Hands out the pool's requisites in turn: one atomic step of the cursor, shared by all instances. */
+export async function nextRequisite(q: Queryable, providerId: string): Promise<Record<string, string | null> | null> {
+  const { rows } = await q.query<{ payment: Record<string, string | null> }>(
+    `WITH n AS (SELECT count(*)::int AS c FROM pool_requisites WHERE provider_id = $1),
+          step AS (UPDATE providers SET pool_cursor = pool_cursor + 1 WHERE id = $1 AND (SELECT c FROM n) > 0 RETURNING pool_cursor - 1 AS at)
+     SELECT r.payment FROM step, n, pool_requisites r WHERE r.provider_id = $1 AND r.idx = (step.at % n.c)`,
+    [providerId],
+  );
+  return rows[0]?.payment ?? null;
+}
+
+export async function setPausedManual(q: Queryable, id: string, paused: boolean): Promise<ProviderRow | null> {
+  const { rows } = await q.query<ProviderRow>('UPDATE providers SET paused_manual = $2 WHERE id = $1 RETURNING *', [id, paused]);
+  return rows[0] ?? null;
+}
+
+export async function listCircuits(q: Queryable): Promise<CircuitRow[]> {
+  const { rows } = await q.query<CircuitRow>('SELECT * FROM provider_circuits');
+  return rows;
+}

@@ -1,0 +1,68 @@
+import type { Queryable } from './db.js';
+import type { Cap, Scope, Window } from '../domain/turnover.js';
+
+interface LimitRow {
+  id: string;
+  scope: Scope;
+  scope_id: string | null;
+  win: Window;
+  cap_usd: string;
+  notify_only: boolean;
+  created_at: Date;
+}
+
+const toCap = (r: LimitRow): Cap => ({ id: r.id, scope: r.scope, scopeId: r.scope_id, window: r.win, capUsd: r.cap_usd, notifyOnly: r.notify_only });
+
+export async function insertLimit(q: Queryable, c: Cap, at: Date): Promise<Cap> {
+  const { rows } = await q.query<LimitRow>(
+    'INSERT INTO turnover_limits (id, scope, scope_id, win, cap_usd, notify_only, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
+    [c.id, c.scope, c.scopeId, c.window, c.capUsd, c.notifyOnly, at],
+  );
+  return toCap(rows[0]);
+}
+
+export async function deleteLimit(q: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await q.query('DELETE FROM turnover_limits WHERE id = $1', [id]);
+  return rowCount === 1;
+}
+
+export async function listLimits(q: Queryable): Promise<Cap[]> {
+  const { rows } = await q.query<LimitRow>('SELECT * FROM turnover_limits ORDER BY created_at, id');
+  return rows.map(toCap);
+}
+
+/** Caps that apply to the given scopes (platform caps always apply). */
+export async function capsFor(q: Queryable, scopes: { scope: Scope; id: string }[]): Promise<Cap[]> {
+  const { rows } = await q.query<LimitRow>(
+    `SELECT * FROM turnover_limits WHERE scope = 'platform' OR (scope || ':' || scope_id) = ANY($1::text[])`,
+    [scopes.map((s) => `${s.scope}:${s.id}`)],
+  );
+  return rows.map(toCap);
+}
+
+export async function counterValue(q: Queryable, scope: Scope, scopeId: string, window: Window, start: Date): Promise<string> {
+  const { rows } = await q.query<{ completed_usd: string }>(
+    'SELECT completed_usd FROM turnover_counters WHERE scope = $1 AND scope_id = $2 AND win = $3 AND window_start = $4',
+    [scope, scopeId, window, start],
+  );
+  return rows[0]?.completed_usd ?? '0';
+}
+
+/** Adds a completed order to its window's counter; returns the new total. */
+export async function addToCounter(q: Queryable, scope: Scope, scopeId: string, window: Window, start: Date, usd: string): Promise<string> {
+  const { rows } = await q.query<{ completed_usd: string }>(
+    `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd
+     RETURNING completed_usd`,
+    [scope, scopeId, window, start, usd],
+  );
+  return rows[0].completed_usd;
+}
+
+export async function notifyOnce(q: Queryable, n: { kind: string; detail: string; dedupeKey: string; at: Date }): Promise<boolean> {
+  const { rows } = await q.query(
+    `INSERT INTO platform_notifications (kind, detail, dedupe_key, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1`,
+    [n.kind, n.detail, n.dedupeKey, n.at],
+  );
+  return rows.length === 1;
+}
