@@ -145,7 +145,7 @@ export function parseConfig(env: Env = process.env): Config {
     appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
     rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),
     rateMaxJumpPercent: new Decimal(jump),
-    fxSources,
+    fxSources: Object.freeze(fxSources),
     fxCbrUrl: httpUrl(env, 'FX_CBR_URL', 'https://www.cbr.ru/scripts/XML_daily.asp'),
     fxEcbUrl: httpUrl(env, 'FX_ECB_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
     fxTickerUrl: httpUrl(env, 'FX_TICKER_URL', 'https://api.binance.com/api/v3/ticker/price'),

@@ -7,6 +7,11 @@ import { gatewayAuthHook } from './gatewayAuth.js';
 import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { adminRoutes } from './routes/admin.js';
+import { adminOperationRoutes } from './routes/adminOperations.js';
+import { adminAppealRoutes } from './routes/adminAppeals.js';
+import { adminCallbackRoutes } from './routes/adminCallbacks.js';
+import { gatewayAppealRoutes } from './routes/gatewayAppeals.js';
+import { gatewayEventRoutes } from './routes/gatewayEvents.js';
 import { payRoutes } from './routes/pay.js';
 import { providerRoutes } from './routes/providers.js';
 
@@ -53,6 +58,8 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     async (gw) => {
       gw.addHook('preValidation', gatewayAuthHook(ctx));
       await gatewayRoutes(gw, ctx);
+      await gatewayAppealRoutes(gw, ctx);
+      await gatewayEventRoutes(gw, ctx);
     },
     { prefix: '/gw/v1' },
   );
@@ -60,6 +67,9 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     async (admin) => {
       admin.addHook('preValidation', adminAuthHook(ctx));
       await adminRoutes(admin, ctx);
+      await adminOperationRoutes(admin, ctx);
+      await adminAppealRoutes(admin, ctx);
+      await adminCallbackRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );

@@ -163,10 +163,10 @@ async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promi
   if (min !== null && max !== null && dec(max).gt(0) && dec(min).gt(max)) {
     throw new AppError('VALIDATION_ERROR', 'minUsd: must not exceed maxUsd');
   }
-  if (d.tariffId) {
+  if (d.tariffId !== undefined && d.tariffId !== null) {
     if (!(await tariffs.getTariff(ctx.db, d.tariffId))) throw new AppError('VALIDATION_ERROR', `tariffId: no tariff ${d.tariffId}`);
   }
-  if (d.callbackUrl) await checkDeskCallbackUrl(ctx, d.callbackUrl);
+  if (d.callbackUrl !== undefined && d.callbackUrl !== null) await checkDeskCallbackUrl(ctx, d.callbackUrl);
 }
 
 export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<DeskInput, 'enabled'>>) {
@@ -205,7 +205,8 @@ export async function getDesk(ctx: Ctx, id: string) {
 
 export async function patchDesk(ctx: Ctx, id: string, patch: DeskInput) {
   const d = await mustDesk(ctx, id);
-  await validateDeskFields(ctx, d.method, { minUsd: d.min_usd, maxUsd: d.max_usd, ...patch });
+  // The patch carries absent fields as undefined; a limit not patched is checked at its stored value.
+  await validateDeskFields(ctx, d.method, { ...patch, minUsd: patch.minUsd ?? d.min_usd, maxUsd: patch.maxUsd ?? d.max_usd });
   return deskView((await desks.updateDesk(ctx.db, id, patch))!);
 }
 

@@ -1,11 +1,30 @@
 import type { Ctx } from '../context.js';
+import { expireDueOrders } from '../services/orderActions.js';
+import { failStalePlacements } from '../store/orders.js';
+import { CASCADE_BUDGET_MS } from '../providers/cascade.js';
 import { startLoop, type RunningLoop, type Worker } from './loop.js';
+
+export const EXPIRY_PERIOD_MS = 200;
+export const EXPIRY_BATCH = 500;
 
 export function nonceJanitor(ctx: Ctx): Worker {
   return { name: 'nonce-janitor', runOnce: () => ctx.nonces.prune() };
 }
 
+/** Created orders past expiresAt become Canceled/Expired; reservations orphaned by a crash are given up. */
+export function expiryWorker(ctx: Ctx, batchSize = EXPIRY_BATCH): Worker {
+  return {
+    name: 'expiry',
+    async runOnce() {
+      const now = ctx.clock.now();
+      // A create that died mid-cascade leaves a reservation; past the cascade budget nobody will place it.
+      await failStalePlacements(ctx.db, new Date(now - CASCADE_BUDGET_MS - 10_000), new Date(now));
+      return expireDueOrders(ctx, batchSize);
+    },
+  };
+}
+
 /** Every background loop of one worker process. */
 export function startWorkers(ctx: Ctx): RunningLoop[] {
-  return [startLoop(ctx, nonceJanitor(ctx), 60_000)];
+  return [startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }), startLoop(ctx, nonceJanitor(ctx), 60_000)];
 }

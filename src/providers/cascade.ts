@@ -1,0 +1,131 @@
+import type { Ctx } from '../context.js';
+import { admit, initialBreakerState, recordOutcome, DEFAULT_BREAKER_CONFIG, type BreakerConfig, type BreakerState } from '../domain/breaker.js';
+import { candidates } from '../domain/providers.js';
+import { loadProviderViews } from '../services/catalog.js';
+import { readCircuit, writeCircuit } from '../store/circuits.js';
+import { nextRequisite, type ProviderRow } from '../store/providers.js';
+import { issueViaHttp, type IssueOutcome } from './httpConnector.js';
+import { sandboxPaymentDetails, type Payment } from './sandboxDetails.js';
+import { PAYMENT_KEYS } from '../services/orderViews.js';
+
+/** Spec timing: each provider has 10 s to answer; the whole cascade has 160 s. */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+export const CASCADE_BUDGET_MS = 160_000;
+
+export interface CascadeOrder {
+  orderId: string;
+  method: string;
+  rail: string | null;
+  amount: string;
+  currency: string;
+  operator: string | null;
+  expiresAt: string;
+}
+
+export type CascadeResult =
+  | { ok: true; providerId: string; payment: Payment }
+  | { ok: false; code: 'NO_AVAILABLE_METHOD' | 'TRAFFIC_LIMIT_REACHED'; detail: string };
+
+export interface CascadeOptions {
+  approved: boolean;
+  /** A provider turnover cap this order would exceed, or null: such providers are skipped. */
+  providerCap?: (providerId: string) => Promise<string | null>;
+  /** Random source for the half-open share; injectable for tests. */
+  random?: () => number;
+}
+
+export function breakerConfig(ctx: Ctx): BreakerConfig {
+  return { ...DEFAULT_BREAKER_CONFIG, ...ctx.config.breaker };
+}
+
+async function issueWith(ctx: Ctx, p: ProviderRow, o: CascadeOrder, timeoutMs: number): Promise<IssueOutcome> {
+  if (p.kind === 'sandbox') {
+    try {
+      const payment = sandboxPaymentDetails({
+        method: o.method,
+        rail: o.rail,
+        currency: o.currency,
+        hostedPageUrl: `${ctx.config.publicBaseUrl}/pay/${o.orderId}`,
+        random: Math.random,
+      });
+      return { kind: 'issued', payment };
+    } catch (err) {
+      return { kind: 'declined', reason: `sandbox cannot simulate this combination: ${(err as Error).message}` };
+    }
+  }
+  if (p.kind === 'pool') {
+    const req = await nextRequisite(ctx.db, p.id);
+    if (!req) return { kind: 'declined', reason: 'the pool has no requisites' };
+    const payment = Object.fromEntries(PAYMENT_KEYS.map((k) => [k, req[k] ?? null])) as Payment;
+    return { kind: 'issued', payment };
+  }
+  if (!p.base_url || !p.api_key || !p.secret_enc) return { kind: 'failed', scored: false, reason: 'provider connection is not configured' };
+  return issueViaHttp(
+    { baseUrl: p.base_url, key: p.api_key, secret: ctx.box.open(p.secret_enc) },
+    { orderId: o.orderId, method: o.method, rail: o.rail, amount: o.amount, currency: o.currency, operator: o.operator, expiresAt: o.expiresAt },
+    { clock: ctx.clock, timeoutMs },
+  );
+}
+
+async function admitProvider(ctx: Ctx, p: ProviderRow, o: CascadeOrder, random: () => number): Promise<boolean> {
+  const cfg = breakerConfig(ctx);
+  const stored = (await readCircuit(ctx.db, p.id, o.method, o.rail)) as BreakerState | null;
+  if (!stored) return true;
+  const now = ctx.clock.now();
+  const r = admit(stored, now, cfg, random);
+  if (r.state !== stored && r.state.state !== stored.state) {
+    await writeCircuit(ctx.db, p.id, o.method, o.rail, r.state, new Date(now));
+    ctx.metrics.breakerTransitions.inc({ provider: p.id, to: r.state.state });
+    ctx.log.info({ provider: p.id, method: o.method, rail: o.rail, to: r.state.state }, 'circuit state changed');
+  }
+  return r.allowed;
+}
+
+/** Scores one outcome under a row lock, so concurrent orders on several instances never lose an update. */
+async function score(ctx: Ctx, p: ProviderRow, o: CascadeOrder, success: boolean): Promise<void> {
+  const cfg = breakerConfig(ctx);
+  await ctx.db.tx(async (q) => {
+    const before = ((await readCircuit(q, p.id, o.method, o.rail, { forUpdate: true })) as BreakerState | null) ?? initialBreakerState();
+    const now = ctx.clock.now();
+    const after = recordOutcome(before, success, now, cfg);
+    await writeCircuit(q, p.id, o.method, o.rail, after, new Date(now));
+    if (after.state !== before.state) {
+      ctx.metrics.breakerTransitions.inc({ provider: p.id, to: after.state });
+      ctx.log.warn({ provider: p.id, method: o.method, rail: o.rail, from: before.state, to: after.state }, 'circuit state changed');
+    }
+  });
+}
+
+/**
+ * Step 12: providers covering method, rail, currency and amount, in priority order; paused ones and
+ * open circuits skipped (but for the half-open share). No transaction is open while a provider is asked.
+ */
+export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions): Promise<CascadeResult> {
+  const deadline = ctx.clock.now() + CASCADE_BUDGET_MS;
+  const random = opts.random ?? Math.random;
+  const { rows, views } = await loadProviderViews(ctx);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const list = candidates(views, { approved: opts.approved, method: o.method, rail: o.rail, currency: o.currency, amount: o.amount });
+  let capDetail: string | null = null;
+  for (const view of list) {
+    const remaining = deadline - ctx.clock.now();
+    if (remaining <= 0) break;
+    const p = byId.get(view.id)!;
+    if (opts.providerCap) {
+      const d = await opts.providerCap(p.id);
+      if (d) {
+        capDetail ??= d;
+        continue;
+      }
+    }
+    if (p.kind === 'http' && !(await admitProvider(ctx, p, o, random))) continue;
+    const outcome = await issueWith(ctx, p, o, Math.min(PROVIDER_TIMEOUT_MS, remaining));
+    if (p.kind === 'http' && (outcome.kind === 'issued' || (outcome.kind === 'failed' && outcome.scored))) {
+      await score(ctx, p, o, outcome.kind === 'issued');
+    }
+    if (outcome.kind === 'issued') return { ok: true, providerId: p.id, payment: outcome.payment };
+    ctx.log.info({ provider: p.id, orderId: o.orderId, outcome: outcome.kind, reason: outcome.reason }, 'provider did not issue');
+  }
+  if (capDetail) return { ok: false, code: 'TRAFFIC_LIMIT_REACHED', detail: capDetail };
+  return { ok: false, code: 'NO_AVAILABLE_METHOD', detail: `no provider currently accepts ${o.method}${o.rail ? ` ${o.rail}` : ''} in ${o.currency}; retry with back-off` };
+}

@@ -1,0 +1,155 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Ctx } from '../context.js';
+import { AppError, type Refusal } from '../domain/errors.js';
+import { fmt2, fmt8, settle, dec } from '../domain/money.js';
+import { checkCurrency, checkDeskLimits, IDEMPOTENCY_WINDOW_MS, parseCreateOrder, resolveRail, type CreateOrderRequest } from '../domain/orders.js';
+import { isoSeconds } from '../domain/time.js';
+import { newId } from '../ids.js';
+import { runCascade } from '../providers/cascade.js';
+import type { Queryable } from '../store/db.js';
+import type { DeskRow } from '../store/desks.js';
+import { getMerchant, type MerchantRow } from '../store/merchants.js';
+import { claimRef, lockRef, reassignRef } from '../store/orderRefs.js';
+import { getOrderById, insertPendingOrder, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
+import { checkUrlRules } from './callbackUrls.js';
+import { priceFor } from './gatewayReads.js';
+import { firstExceededCap } from './turnover.js';
+
+/** A repeat that finds the first create still placing its order polls for it this often, up to the cascade budget. */
+const PLACEMENT_POLL_MS = 25;
+const PLACEMENT_WAIT_MS = 170_000;
+
+type Decision = { kind: 'new'; order: NewOrder } | { kind: 'existing'; order: OrderRow } | { kind: 'wait'; orderId: string };
+
+function refuse(r: Refusal): never {
+  throw new AppError(r.code, r.detail);
+}
+
+/** Steps 1–10 of the spec's validation order; the first failure answers. Returns the new order's terms. */
+async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: CreateOrderRequest, nowMs: number): Promise<Omit<NewOrder, 'id' | 'orderRef'>> {
+  if (merchant.status === 'Blocked') throw new AppError('MERCHANT_INACTIVE', merchant.block_reason ?? 'the merchant account is blocked');
+  if (!desk.enabled) throw new AppError('SHOP_INACTIVE', 'the cash desk is disabled by the merchant');
+  if (desk.stop_reason) throw new AppError('SHOP_STOPPED', desk.stop_reason);
+  const url = req.notifyUrl ?? desk.callback_url;
+  if (!url) throw new AppError('CALLBACK_URL_REQUIRED', 'give notifyUrl or set a callback URL on the cash desk');
+  const urlCheck = await checkUrlRules(ctx, url);
+  if (!urlCheck.ok) throw new AppError('INVALID_CALLBACK_URL', `${req.notifyUrl ? 'notifyUrl' : 'cash desk callback URL'}: ${urlCheck.reason}`);
+  const rail = resolveRail(desk.method, desk.rails, req.rail, req.operator);
+  if (!rail.ok) refuse(rail.refusal);
+  const { currency, pricing } = await priceFor(ctx, req.currency);
+  const cur = checkCurrency(
+    req.currency,
+    { known: currency !== null, enabled: currency?.enabled ?? false, hasRateSource: pricing.priceable || pricing.reason === 'stale' },
+    desk,
+    rail.value,
+  );
+  if (!cur.ok) refuse(cur.refusal);
+  if (!pricing.priceable) throw new AppError('FX_RATE_UNAVAILABLE', `no current rate for ${req.currency}; retry later`);
+  const settled = settle(req.amount, pricing.rate);
+  const limits = checkDeskLimits(settled, desk.min_usd, desk.max_usd);
+  if (!limits.ok) refuse(limits.refusal);
+  const cap = await firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id }, settled);
+  if (cap) throw new AppError('TRAFFIC_LIMIT_REACHED', cap);
+  return {
+    deskId: desk.id,
+    merchantId: merchant.id,
+    amount: fmt2(req.amount),
+    currency: req.currency,
+    rate: fmt8(pricing.rate),
+    settledAmount: fmt8(settled),
+    method: desk.method,
+    rail: rail.value,
+    sandbox: merchant.status !== 'Active',
+    notifyUrl: url,
+    successUrl: req.successUrl,
+    failUrl: req.failUrl,
+    backUrl: req.backUrl,
+    operator: desk.method === 'MobileCommerce' ? req.operator : null,
+    lifetimeMinutes: req.lifetimeMinutes,
+    createdAt: new Date(nowMs),
+    expiresAt: new Date(nowMs + req.lifetimeMinutes * 60_000),
+  };
+}
+
+/** Step 11: the reservation, or the order the reference already means (the spec's four idempotency rules). */
+async function reserve(q: Queryable, ctx: Ctx, terms: Omit<NewOrder, 'id' | 'orderRef'>, ref: string | null): Promise<Decision> {
+  const order: NewOrder = { ...terms, id: newId('ord'), orderRef: ref };
+  const claim = { deskId: terms.deskId, ref: ref ?? '', orderId: order.id, amount: terms.amount, currency: terms.currency, at: terms.createdAt };
+  if (ref === null || (await claimRef(q, claim))) {
+    await insertPendingOrder(q, order);
+    return { kind: 'new', order };
+  }
+  const held = (await lockRef(q, terms.deskId, ref))!;
+  const existing = await getOrderById(q, held.order_id, { anyPlacement: true });
+  const hourPassed = ctx.clock.now() - held.created_at.getTime() >= IDEMPOTENCY_WINDOW_MS;
+  if (!existing || hourPassed || existing.placement === 'failed' || existing.status === 'Canceled') {
+    await reassignRef(q, claim);
+    await insertPendingOrder(q, order);
+    return { kind: 'new', order };
+  }
+  if (existing.placement === 'pending') return { kind: 'wait', orderId: existing.id };
+  if (!dec(existing.amount).eq(terms.amount) || existing.currency !== terms.currency) {
+    throw new AppError('ORDER_REF_CONFLICT', `orderRef ${ref} was used within the hour for ${fmt2(existing.amount)} ${existing.currency}`);
+  }
+  return { kind: 'existing', order: existing };
+}
+
+async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
+  const until = Date.now() + PLACEMENT_WAIT_MS;
+  while (Date.now() < until) {
+    const o = await getOrderById(ctx.db, orderId, { anyPlacement: true });
+    if (!o || o.placement !== 'pending') return;
+    await sleep(PLACEMENT_POLL_MS);
+  }
+}
+
+/** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. */
+export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>): Promise<OrderRow> {
+  const parsed = parseCreateOrder(body);
+  if (!parsed.ok) refuse(parsed.refusal);
+  const req = parsed.value;
+  const merchant = await getMerchant(ctx.db, desk.merchant_id);
+  if (!merchant) throw new AppError('MERCHANT_INACTIVE', 'the merchant account does not exist');
+  const terms = await validate(ctx, desk, merchant, req, ctx.clock.now());
+
+  let decision: Decision;
+  for (;;) {
+    decision = await ctx.db.tx((q) => reserve(q, ctx, terms, req.orderRef));
+    if (decision.kind !== 'wait') break;
+    await waitForPlacement(ctx, decision.orderId);
+  }
+  if (decision.kind === 'existing') return decision.order;
+
+  const order = decision.order;
+  const approved = merchant.status === 'Active';
+  if (!approved && !merchant.sandbox) {
+    await markPlacementFailed(ctx.db, order.id, new Date(ctx.clock.now()));
+    throw new AppError('MERCHANT_NOT_APPROVED', 'the account is under review and the sandbox is off');
+  }
+  const result = await runCascade(
+    ctx,
+    {
+      orderId: order.id,
+      method: order.method,
+      rail: order.rail,
+      amount: order.amount,
+      currency: order.currency,
+      operator: order.operator,
+      expiresAt: isoSeconds(order.expiresAt),
+    },
+    {
+      approved,
+      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId }, dec(order.settledAmount), 'provider'),
+    },
+  );
+  const now = new Date(ctx.clock.now());
+  if (!result.ok) {
+    await markPlacementFailed(ctx.db, order.id, now);
+    throw new AppError(result.code, result.detail);
+  }
+  if (!(await markPlaced(ctx.db, order.id, result.payment, result.providerId, now))) {
+    throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
+  }
+  ctx.metrics.ordersCreated.inc({ method: order.method, rail: order.rail ?? '' });
+  return (await getOrderById(ctx.db, order.id))!;
+}

@@ -1,0 +1,160 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../domain/errors.js';
+import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
+import type { OrderStatus } from '../domain/orders.js';
+import type { Queryable } from '../store/db.js';
+import { getDesk } from '../store/desks.js';
+import { orderNet, postEntry } from '../store/ledger.js';
+import { claimDueOrders, findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
+import { getTariff } from '../store/tariffs.js';
+import { emitEvent } from './events.js';
+import { recordCompletedTurnover } from './turnover.js';
+
+const at = (ctx: Ctx) => new Date(ctx.clock.now());
+
+async function lockOrder(q: Queryable, id: string): Promise<OrderRow> {
+  const o = await getOrderById(q, id, { forUpdate: true });
+  if (!o) throw new AppError('ORDER_NOT_FOUND', `no order ${id}`);
+  return o;
+}
+
+function refuseFrom(o: OrderRow, action: string): never {
+  if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
+  throw new AppError('INVALID_TRANSITION', `cannot ${action} an order in status ${o.status}`);
+}
+
+/**
+ * Completion: the order, its fee, the ledger credit, the merchant balance, the turnover counters, an
+ * open appeal (accepted by the payment) and the order.completed event all commit together.
+ */
+export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: readonly OrderStatus[], action: string, comment: string | null = null): Promise<OrderRow> {
+  if (!from.includes(o.status)) refuseFrom(o, action);
+  const desk = await getDesk(q, o.desk_id);
+  const tariff = desk?.tariff_id ? await getTariff(q, desk.tariff_id) : null;
+  const fee = computeFee(tariff?.bands ?? [], dec(o.settled_amount));
+  const now = at(ctx);
+  const done = await transitionOrder(q, o.id, [o.status], {
+    status: 'Completed',
+    subStatus: 'SuccessfullyPaid',
+    finishedAt: now,
+    commissionRate: fmt4(fee.ratePercent),
+    commissionAmount: fmt8(fee.commission),
+    creditedAmount: fmt8(fee.credited),
+  }, now);
+  if (!done) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: action, at: now });
+  await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id }, fmt8(o.settled_amount));
+  if (o.status === 'Dispute') {
+    await q.query(
+      `UPDATE appeals SET status = 'Accepted', comment = COALESCE($2, comment), resolved_at = $3 WHERE order_id = $1 AND status = 'Open'`,
+      [o.id, comment, now],
+    );
+  }
+  await emitEvent(q, ctx, done, 'order.completed');
+  ctx.metrics.orderTransitions.inc({ to: 'Completed' });
+  return done;
+}
+
+export async function cancelInTx(
+  q: Queryable,
+  ctx: Ctx,
+  o: OrderRow,
+  from: readonly OrderStatus[],
+  change: { subStatus: 'Cancelled' | 'Expired'; reason: string | null },
+): Promise<OrderRow> {
+  const now = at(ctx);
+  const done = await transitionOrder(q, o.id, from, { status: 'Canceled', subStatus: change.subStatus, cancelReason: change.reason, finishedAt: now }, now);
+  if (!done) refuseFrom(o, 'cancel');
+  await emitEvent(q, ctx, done, 'order.cancelled');
+  ctx.metrics.orderTransitions.inc({ to: 'Canceled' });
+  return done;
+}
+
+/** Sandbox: payment simulated, Created → Completed at once (skips Payed). */
+export async function simulatePayment(ctx: Ctx, id: string): Promise<OrderRow> {
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, id);
+    if (!o.sandbox) throw new AppError('INVALID_TRANSITION', 'simulate-payment is for sandbox orders; live orders use report-payment and confirm');
+    return completeInTx(q, ctx, o, ['Created'], 'simulate payment');
+  });
+}
+
+/** Live: the provider reports a payment; Created → Payed, waiting for confirmation, no callback. */
+export async function reportPayment(ctx: Ctx, id: string, payerReference: string | null = null): Promise<OrderRow> {
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, id);
+    if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed; use simulate-payment');
+    if (o.status === 'Payed') return o; // a repeated report changes nothing
+    const now = at(ctx);
+    const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
+    if (!done) refuseFrom(o, 'report a payment for');
+    if (payerReference) await q.query('UPDATE orders SET payer_reference = $2 WHERE id = $1', [o.id, payerReference]);
+    ctx.metrics.orderTransitions.inc({ to: 'Payed' });
+    return (await getOrderById(q, o.id))!;
+  });
+}
+
+/**
+ * The platform confirms the funds: Payed → Completed; Canceled → Completed (reconciliation at the
+ * captured rate); Dispute → Completed with its appeal accepted; Created → Completed when the
+ * confirmation arrives without a prior report.
+ */
+export async function confirmPayment(ctx: Ctx, id: string): Promise<OrderRow> {
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, id);
+    return completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
+  });
+}
+
+/** The provider rejects: an unpaid or unconfirmed order is closed. */
+export async function rejectOrder(ctx: Ctx, id: string): Promise<OrderRow> {
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, id);
+    if (o.status === 'Canceled') return o;
+    return cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' });
+  });
+}
+
+/** A reversal of the order's credit, linked to it, on the merchant balance (the order stays Completed). */
+export async function reverseOrder(ctx: Ctx, id: string, reason: string): Promise<{ order: OrderRow; reversed: string }> {
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, id);
+    const net = dec(await orderNet(q, o.id));
+    if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
+    await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: at(ctx) });
+    return { order: o, reversed: fmt8(net) };
+  });
+}
+
+/** POST /gw/v1/orders/{id}/cancel: only unpaid orders; a cancelled order is a no-op; the reason is stored. */
+export async function cancelByMerchant(ctx: Ctx, deskId: string, idOrRef: string, reason: string | null): Promise<OrderRow> {
+  const found = await findDeskOrder(ctx.db, deskId, idOrRef);
+  if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${idOrRef}`);
+  return ctx.db.tx(async (q) => {
+    const o = await lockOrder(q, found.id);
+    switch (o.status) {
+      case 'Canceled':
+        return o;
+      case 'Completed':
+        throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is completed and cannot be cancelled`);
+      case 'Payed':
+        throw new AppError('ORDER_ALREADY_PAID', `order ${o.id} is paid and waiting for confirmation; it cannot be cancelled`);
+      case 'Dispute':
+        throw new AppError('ORDER_IN_DISPUTE', `order ${o.id} has an open appeal`);
+      default:
+        return cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Cancelled', reason: reason ?? 'cancelled by merchant' });
+    }
+  });
+}
+
+/** One pass of the expiry worker: a batch of due Created orders, claimed with SKIP LOCKED, expired in one transaction. */
+export async function expireDueOrders(ctx: Ctx, batchSize: number): Promise<number> {
+  return ctx.db.tx(async (q) => {
+    const due = await claimDueOrders(q, at(ctx), batchSize);
+    for (const o of due) {
+      await cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Expired', reason: 'expired' });
+    }
+    if (due.length) ctx.metrics.ordersExpired.inc(due.length);
+    return due.length;
+  });
+}

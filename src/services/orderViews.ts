@@ -1,0 +1,60 @@
+import { fmt2, fmt4, fmt8 } from '../domain/money.js';
+import { isoMillis, isoOrNull, isoSeconds } from '../domain/time.js';
+import type { EventKind } from '../store/outbox.js';
+import type { OrderRow } from '../store/orders.js';
+
+export const PAYMENT_KEYS = ['url', 'card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const;
+
+/** Every key always present; keys the rail does not use are null. */
+export function paymentView(p: Record<string, string | null> | null): Record<(typeof PAYMENT_KEYS)[number], string | null> {
+  const out = {} as Record<(typeof PAYMENT_KEYS)[number], string | null>;
+  for (const k of PAYMENT_KEYS) out[k] = p?.[k] ?? null;
+  return out;
+}
+
+/** The 201 create response: exactly the spec's create fields; orderRef is always null here. */
+export function createView(o: OrderRow) {
+  return {
+    id: o.id,
+    orderRef: null,
+    amount: fmt2(o.amount),
+    currency: o.currency,
+    settled: { amount: fmt8(o.settled_amount), currency: 'USD', rate: fmt8(o.rate) },
+    method: o.method,
+    rail: o.rail,
+    direction: 'In',
+    status: o.status,
+    payment: paymentView(o.payment),
+    createdAt: isoSeconds(o.created_at),
+    expiresAt: isoSeconds(o.expires_at),
+  };
+}
+
+/** GET /gw/v1/orders/{id}: the create fields plus the get fields. */
+export function orderView(o: OrderRow) {
+  return {
+    ...createView(o),
+    orderRef: o.order_ref,
+    subStatus: o.sub_status,
+    payerReference: o.payer_reference,
+    commission: { rate: fmt4(o.commission_rate), amount: fmt8(o.commission_amount), currency: 'USD' },
+    credited: { amount: fmt8(o.credited_amount), currency: 'USD' },
+    cancelReason: o.cancel_reason,
+    finishedAt: isoOrNull(o.finished_at),
+  };
+}
+
+/** The callback body, in the spec's field order; serialised once and kept as the exact bytes sent. */
+export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): string {
+  return JSON.stringify({
+    event,
+    id: o.id,
+    orderRef: o.order_ref,
+    status: o.status,
+    amount: { value: fmt2(o.amount), currency: o.currency },
+    settled: { value: fmt8(o.settled_amount), currency: 'USD', rate: fmt8(o.rate) },
+    method: o.method,
+    rail: o.rail,
+    occurredAt: isoMillis(occurredAtMs),
+  });
+}

@@ -1,0 +1,69 @@
+import type { Decimal } from 'decimal.js';
+import type { Ctx } from '../context.js';
+import { capExceeded, windowStart, WINDOWS, type Cap, type Scope } from '../domain/turnover.js';
+import { dec, fmt8 } from '../domain/money.js';
+import type { Queryable } from '../store/db.js';
+import { addToCounter, capsFor, counterValue, notifyOnce } from '../store/turnover.js';
+
+export interface ScopeIds {
+  deskId: string;
+  merchantId: string;
+  providerId?: string | null;
+}
+
+function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
+  const out: { scope: Scope; id: string }[] = [
+    { scope: 'desk', id: s.deskId },
+    { scope: 'merchant', id: s.merchantId },
+    { scope: 'platform', id: '' },
+  ];
+  if (s.providerId) out.push({ scope: 'provider', id: s.providerId });
+  return out;
+}
+
+const idFor = (cap: Cap, s: ScopeIds): string =>
+  cap.scope === 'desk' ? s.deskId : cap.scope === 'merchant' ? s.merchantId : cap.scope === 'provider' ? (s.providerId ?? '') : '';
+
+/**
+ * Validation step 10: hard caps (not notify-only) whose window already holds completed + this order
+ * above the cap. Reads one counter per cap; returns the D22 detail of the first cap exceeded.
+ */
+export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal, only?: Scope): Promise<string | null> {
+  const now = ctx.clock.now();
+  const caps = (await capsFor(ctx.db, scopesOf(s))).filter((c) => !c.notifyOnly && (only === undefined || c.scope === only));
+  for (const cap of caps) {
+    if (cap.scope === 'provider' && !s.providerId) continue;
+    const completed = await counterValue(ctx.db, cap.scope, idFor(cap, s), cap.window, windowStart(cap.window, now));
+    const detail = capExceeded(cap, completed, orderUsd);
+    if (detail) return detail;
+  }
+  return null;
+}
+
+/**
+ * Completion's share of the caps, in its transaction: every scope × window counter grows by the
+ * settled USD amount; a notify-only cap crossed by it leaves one notification (row, log line, metric).
+ */
+export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, s: ScopeIds, usd: string): Promise<void> {
+  const now = ctx.clock.now();
+  const totals = new Map<string, string>();
+  for (const { scope, id } of scopesOf(s)) {
+    for (const w of WINDOWS) {
+      totals.set(`${scope}|${id}|${w}`, await addToCounter(q, scope, id, w, windowStart(w, now), usd));
+    }
+  }
+  const caps = (await capsFor(q, scopesOf(s))).filter((c) => c.notifyOnly);
+  for (const cap of caps) {
+    const id = idFor(cap, s);
+    const total = totals.get(`${cap.scope}|${id}|${cap.window}`);
+    if (total === undefined) continue;
+    if (dec(total).lte(cap.capUsd)) continue;
+    const detail = `${cap.scope} ${cap.window} cap ${fmt8(cap.capUsd)} USD crossed: completed ${fmt8(total)}`;
+    const start = windowStart(cap.window, now).toISOString();
+    const fresh = await notifyOnce(q, { kind: 'turnover_cap', detail, dedupeKey: `cap:${cap.id}:${id}:${start}`, at: new Date(now) });
+    if (fresh) {
+      ctx.metrics.turnoverNotifications.inc({ scope: cap.scope, window: cap.window });
+      ctx.log.warn({ capId: cap.id, scope: cap.scope, scopeId: id, window: cap.window, detail }, 'notify-only turnover cap crossed');
+    }
+  }
+}

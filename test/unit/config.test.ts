@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
+
+const HEX_KEY = 'ab'.repeat(32);
+const PG = 'postgres://postgres@127.0.0.1:5432/paygate';
+
+/** Expects parseConfig to stop with a ConfigError that names the variable, in the property and in the message. */
+function expectRefused(env: Record<string, string>, variable: string) {
+  let err: unknown;
+  try {
+    parseConfig(env);
+  } catch (e) {
+    err = e;
+  }
+  expect(err, `${JSON.stringify(env)} should be refused`).toBeInstanceOf(ConfigError);
+  expect((err as ConfigError).variable).toBe(variable);
+  expect((err as ConfigError).message).toContain(variable);
+}
+
+describe('parseConfig', () => {
+  it('an empty environment gives the documented defaults', () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: './data',
+      databaseUrl: null,
+      redisUrl: null,
+      adminToken: null,
+      masterKey: null,
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      callbackAllowlist: '',
+      seedDemo: true,
+      logLevel: 'info',
+      fxSources: [],
+    });
+    expect(c.breaker).toEqual({ windowSize: 20, minSamples: 10, successRateBelow: 0.5, coolDownMs: 60_000, halfOpenShare: 0.1, halfOpenSuccessesToClose: 5 });
+  });
+
+  it('blank values count as unset', () => {
+    const c = parseConfig({ PORT: '', HOST: '  ', DATABASE_URL: '', SEED_DEMO: ' ' });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, seedDemo: true });
+  });
+
+  it('reads the given values', () => {
+    const c = parseConfig({
+      PORT: '9090',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/paygate',
+      DATABASE_URL: PG,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      MASTER_KEY: HEX_KEY,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      FX_SOURCES: 'cbr, ecb',
+      CALLBACK_ALLOWLIST: '10.0.0.0/8',
+    });
+    expect(c).toMatchObject({
+      port: 9090,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/paygate',
+      databaseUrl: PG,
+      redisUrl: 'redis://127.0.0.1:6379',
+      adminToken: 'a-long-operator-token',
+      seedDemo: false,
+      logLevel: 'warn',
+      fxSources: ['cbr', 'ecb'],
+      callbackAllowlist: '10.0.0.0/8',
+    });
+    // Links handed to customers never point at the wildcard address.
+    expect(c.publicBaseUrl).toBe('http://127.0.0.1:9090');
+    expect(c.masterKey!.equals(Buffer.from(HEX_KEY, 'hex'))).toBe(true);
+  });
+
+  it('PUBLIC_BASE_URL wins over HOST and PORT and loses its trailing slash', () => {
+    expect(parseConfig({ PORT: '9090', PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
+  });
+
+  it.each(['true', 'TRUE', '1', 'yes'])('SEED_DEMO=%s is true', (v) => expect(parseConfig({ SEED_DEMO: v }).seedDemo).toBe(true));
+  it.each(['false', 'False', '0', 'no'])('SEED_DEMO=%s is false', (v) => expect(parseConfig({ SEED_DEMO: v }).seedDemo).toBe(false));
+
+  const bad: [string, Record<string, string>][] = [
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '80.5' }],
+    ['PORT', { PORT: '-1' }],
+    ['PORT', { PORT: '65536' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/paygate', MASTER_KEY: HEX_KEY }],
+    ['DATABASE_URL', { DATABASE_URL: 'localhost:5432', MASTER_KEY: HEX_KEY }],
+    ['REDIS_URL', { REDIS_URL: 'http://127.0.0.1:6379' }],
+    ['REDIS_URL', { REDIS_URL: '127.0.0.1:6379' }],
+    ['MASTER_KEY', { MASTER_KEY: 'too-short' }],
+    ['MASTER_KEY', { MASTER_KEY: 'ab'.repeat(31) }],
+    ['MASTER_KEY', { MASTER_KEY: randomBytes(31).toString('base64') }],
+    ['MASTER_KEY', { MASTER_KEY: randomBytes(33).toString('base64') }],
+    ['SEED_DEMO', { SEED_DEMO: 'maybe' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: '0123456789abcde' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['FX_SOURCES', { FX_SOURCES: 'cbr,yahoo' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://pay.example.com' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'pay.example.com' }],
+    ['RATE_MAX_JUMP_PERCENT', { RATE_MAX_JUMP_PERCENT: '0' }],
+    ['APPEAL_SLA_HOURS', { APPEAL_SLA_HOURS: '0' }],
+    ['BREAKER_SUCCESS_RATE_BELOW', { BREAKER_SUCCESS_RATE_BELOW: '1.5' }],
+  ];
+  it.each(bad)('a bad %s stops with a ConfigError naming it (%j)', (variable, env) => expectRefused(env, variable));
+
+  it('an ADMIN_TOKEN of exactly 16 characters is accepted', () => {
+    expect(parseConfig({ ADMIN_TOKEN: '0123456789abcdef' }).adminToken).toBe('0123456789abcdef');
+  });
+
+  it('MASTER_KEY is required with DATABASE_URL, and optional without it', () => {
+    expectRefused({ DATABASE_URL: PG }, 'MASTER_KEY');
+    expect(parseConfig({ DATABASE_URL: PG, MASTER_KEY: HEX_KEY }).databaseUrl).toBe(PG);
+    expect(parseConfig({ DATABASE_URL: 'postgresql://u@db/paygate', MASTER_KEY: HEX_KEY }).databaseUrl).toBe('postgresql://u@db/paygate');
+    expect(parseConfig({}).masterKey).toBeNull();
+  });
+
+  it('MASTER_KEY is read as 64 hex characters (either case) or as base64 of 32 bytes', () => {
+    const raw = randomBytes(32);
+    for (const given of [raw.toString('hex'), raw.toString('hex').toUpperCase(), raw.toString('base64'), raw.toString('base64url')]) {
+      const key = parseConfig({ MASTER_KEY: given }).masterKey!;
+      expect(key.length, given).toBe(32);
+      expect(key.equals(raw), given).toBe(true);
+    }
+  });
+
+  it('the configuration is frozen, its nested parts too', () => {
+    const c = parseConfig({});
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.breaker)).toBe(true);
+    expect(() => {
+      (c as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (c.breaker as { minSamples: number }).minSamples = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (c.fxSources as string[]).push('cbr');
+    }).toThrow(TypeError);
+    expect(c.port).toBe(8080);
+  });
+});
