@@ -13,6 +13,7 @@ import { adminCallbackRoutes } from './routes/adminCallbacks.js';
 import { gatewayAppealRoutes } from './routes/gatewayAppeals.js';
 import { gatewayEventRoutes } from './routes/gatewayEvents.js';
 import { payRoutes } from './routes/pay.js';
+import { payerReferenceRoutes } from './routes/payerReference.js';
 import { providerRoutes } from './routes/providers.js';
 
 export interface AppOptions {
@@ -73,7 +74,13 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     },
     { prefix: '/admin/v1' },
   );
-  app.register(async (pay) => payRoutes(pay, ctx), { prefix: '/api/pay' });
+  app.register(
+    async (pay) => {
+      await payRoutes(pay, ctx);
+      await payerReferenceRoutes(pay, ctx);
+    },
+    { prefix: '/api/pay' },
+  );
   app.register(async (p) => providerRoutes(p, ctx), { prefix: '/providers/v1' });
   return app;
 }

@@ -7,6 +7,7 @@ import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
 import { claimDueOrders, findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
 import { getTariff } from '../store/tariffs.js';
+import { applyAppealGuard } from './appeals.js';
 import { emitEvent } from './events.js';
 import { recordCompletedTurnover } from './turnover.js';
 
@@ -49,6 +50,8 @@ export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: re
       `UPDATE appeals SET status = 'Accepted', comment = COALESCE($2, comment), resolved_at = $3 WHERE order_id = $1 AND status = 'Open'`,
       [o.id, comment, now],
     );
+    // The accepted appeal no longer counts against the provider that served the order.
+    await applyAppealGuard(q, o.provider_id);
   }
   await emitEvent(q, ctx, done, 'order.completed');
   ctx.metrics.orderTransitions.inc({ to: 'Completed' });

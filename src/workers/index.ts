@@ -3,6 +3,11 @@ import { expireDueOrders } from '../services/orderActions.js';
 import { failStalePlacements } from '../store/orders.js';
 import { CASCADE_BUDGET_MS } from '../providers/cascade.js';
 import { startLoop, type RunningLoop, type Worker } from './loop.js';
+import { DeliveryWorker, DELIVERY_PERIOD_MS } from '../callbacks/delivery.js';
+import { rateRefresher } from '../fx/refresh.js';
+
+/** Only bounds how late a refresh can start; the cadence itself (RUB 60 s, others 600 s) is kept in the database. */
+export const RATE_REFRESH_PERIOD_MS = 5_000;
 
 export const EXPIRY_PERIOD_MS = 200;
 export const EXPIRY_BATCH = 500;
@@ -26,5 +31,18 @@ export function expiryWorker(ctx: Ctx, batchSize = EXPIRY_BATCH): Worker {
 
 /** Every background loop of one worker process. */
 export function startWorkers(ctx: Ctx): RunningLoop[] {
-  return [startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }), startLoop(ctx, nonceJanitor(ctx), 60_000)];
+  const delivery = new DeliveryWorker(ctx);
+  // The loop only starts sends (pump); sends finish in the background, so a slow receiver never delays the next pass.
+  const deliveryLoop = startLoop(ctx, { name: delivery.name, runOnce: () => delivery.pump() }, DELIVERY_PERIOD_MS);
+  return [
+    startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
+    startLoop(ctx, nonceJanitor(ctx), 60_000),
+    startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
+    {
+      async stop() {
+        await deliveryLoop.stop();
+        await delivery.close();
+      },
+    },
+  ];
 }

@@ -1,0 +1,134 @@
+import type { AppealStatus } from '../domain/appealGuard.js';
+import type { Queryable } from './db.js';
+
+export interface AppealRow {
+  id: string;
+  order_id: string;
+  desk_id: string;
+  merchant_id: string;
+  provider_id: string | null;
+  status: AppealStatus;
+  amount: string;
+  reason: string | null;
+  evidence_url: string | null;
+  comment: string | null;
+  sla_due_at: Date;
+  created_at: Date;
+  resolved_at: Date | null;
+  /** The order's reference, joined in: the appeal view carries it. */
+  order_ref: string | null;
+}
+
+/** An appeal with the order it concerns, as the operator's review list shows it. */
+export interface ReviewRow extends AppealRow {
+  order_status: string;
+  order_amount: string;
+  order_currency: string;
+  order_rate: string;
+  order_settled_amount: string;
+}
+
+export interface NewAppeal {
+  id: string;
+  orderId: string;
+  deskId: string;
+  merchantId: string;
+  providerId: string | null;
+  amount: string;
+  reason: string | null;
+  evidenceUrl: string | null;
+  slaDueAt: Date;
+  at: Date;
+}
+
+const WITH_REF = `SELECT a.*, o.order_ref FROM appeals a JOIN orders o ON o.id = a.order_id`;
+
+/**
+ * A new Open appeal. The partial unique index appeals_one_open allows one open appeal per order;
+ * a conflicting insert does nothing and returns null, so the caller can hand back the existing one.
+ */
+export async function insertOpenAppeal(q: Queryable, a: NewAppeal): Promise<AppealRow | null> {
+  const { rows } = await q.query<AppealRow>(
+    `WITH ins AS (
+       INSERT INTO appeals (id, order_id, desk_id, merchant_id, provider_id, status, amount, reason, evidence_url, sla_due_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, 'Open', $6, $7, $8, $9, $10)
+       ON CONFLICT (order_id) WHERE status = 'Open' DO NOTHING
+       RETURNING *)
+     SELECT ins.*, o.order_ref FROM ins JOIN orders o ON o.id = ins.order_id`,
+    [a.id, a.orderId, a.deskId, a.merchantId, a.providerId, a.amount, a.reason, a.evidenceUrl, a.slaDueAt, a.at],
+  );
+  return rows[0] ?? null;
+}
+
+export async function getAppeal(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<AppealRow | null> {
+  const { rows } = await q.query<AppealRow>(`${WITH_REF} WHERE a.id = $1${opts.forUpdate ? ' FOR UPDATE OF a' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+/** An appeal as one cash desk may see it: another desk's appeal does not exist for it (D4). */
+export async function getDeskAppeal(q: Queryable, deskId: string, id: string): Promise<AppealRow | null> {
+  const { rows } = await q.query<AppealRow>(`${WITH_REF} WHERE a.id = $1 AND a.desk_id = $2`, [id, deskId]);
+  return rows[0] ?? null;
+}
+
+export async function getOpenAppealForOrder(q: Queryable, orderId: string): Promise<AppealRow | null> {
+  const { rows } = await q.query<AppealRow>(`${WITH_REF} WHERE a.order_id = $1 AND a.status = 'Open'`, [orderId]);
+  return rows[0] ?? null;
+}
+
+/** Open → Accepted or Rejected; applied only while the appeal is still open. */
+export async function resolveAppeal(q: Queryable, id: string, status: 'Accepted' | 'Rejected', comment: string | null, at: Date): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE appeals SET status = $2, comment = $3, resolved_at = $4 WHERE id = $1 AND status = 'Open'`,
+    [id, status, comment, at],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Locks the provider row and reads its appeal flag. Every change to a provider's open appeals takes
+ * this lock before counting, so two transactions never count the same set and both decide.
+ */
+export async function lockProviderAppealFlag(q: Queryable, providerId: string): Promise<boolean | null> {
+  const { rows } = await q.query<{ paused_appeals: boolean }>('SELECT paused_appeals FROM providers WHERE id = $1 FOR UPDATE', [providerId]);
+  return rows[0]?.paused_appeals ?? null;
+}
+
+export async function countOpenAppeals(q: Queryable, providerId: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM appeals WHERE provider_id = $1 AND status = 'Open'`, [providerId]);
+  return rows[0].n;
+}
+
+export async function setPausedAppeals(q: Queryable, providerId: string, paused: boolean): Promise<void> {
+  await q.query('UPDATE providers SET paused_appeals = $2 WHERE id = $1', [providerId, paused]);
+}
+
+/** The review list: most urgent decision target first; all statuses when none is given. */
+export async function listReviewAppeals(q: Queryable, status: AppealStatus | null, limit: number): Promise<ReviewRow[]> {
+  const { rows } = await q.query<ReviewRow>(
+    `SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
+            o.rate AS order_rate, o.settled_amount AS order_settled_amount
+     FROM appeals a JOIN orders o ON o.id = a.order_id
+     WHERE $1::text IS NULL OR a.status = $1
+     ORDER BY a.sla_due_at, a.created_at, a.id
+     LIMIT $2`,
+    [status, limit],
+  );
+  return rows;
+}
+
+export async function getReviewAppeal(q: Queryable, id: string): Promise<ReviewRow | null> {
+  const { rows } = await q.query<ReviewRow>(
+    `SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
+            o.rate AS order_rate, o.settled_amount AS order_settled_amount
+     FROM appeals a JOIN orders o ON o.id = a.order_id
+     WHERE a.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function countOverdueAppeals(q: Queryable, now: Date): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM appeals WHERE status = 'Open' AND sla_due_at < $1`, [now]);
+  return rows[0].n;
+}

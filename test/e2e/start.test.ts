@@ -1,0 +1,241 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/signing.js';
+
+// A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
+// The process is the real one, spoken to over real sockets.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const STARTUP_MS = 60_000;
+
+/** The environment of a machine where nothing of Paygate is configured. */
+function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_ALLOWLIST|SEED_DEMO|LOG_LEVEL|FX_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) {
+      delete env[k];
+    }
+  }
+  return { ...env, ...extra };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+
+function run(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(TSX, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function waitHealthy(base: string, p: Proc): Promise<void> {
+  const deadline = Date.now() + STARTUP_MS;
+  let exited = false;
+  void p.exit.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`process exited before it was ready:\n${p.stdout()}\n${p.stderr()}`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not healthy within ${STARTUP_MS} ms:\n${p.stdout()}\n${p.stderr()}`);
+}
+
+async function stop(p: Proc): Promise<number | null> {
+  p.child.kill('SIGTERM');
+  return p.exit;
+}
+
+function signedGet(base: string, key: string, secret: string, path: string, nonce = randomBytes(12).toString('hex')) {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const sign = signRequest(secret, ts, nonce, 'GET', path, '');
+  return fetch(`${base}${path}`, { headers: { 'X-Gate-Key': key, 'X-Gate-Ts': ts, 'X-Gate-Nonce': nonce, 'X-Gate-Sign': sign } });
+}
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+describe('first start, restart and refusal of the real process', () => {
+  let dataDir: string;
+  let port: number;
+  let base: string;
+  let first: Proc;
+  let deskKey: string;
+  let deskSecret: string;
+  let adminToken: string;
+  const nonceBeforeRestart = `before-restart-${randomBytes(6).toString('hex')}`;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-'));
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    first = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    await waitHealthy(base, first);
+  }, STARTUP_MS + 10_000);
+
+  afterAll(() => {
+    for (const c of children) c.kill('SIGKILL');
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the operator token and the demo desk once', () => {
+    const out = first.stdout();
+    const token = /ADMIN_TOKEN=(\S+)/.exec(out);
+    const key = /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(out);
+    const secret = /desk secret:\s+(\S+)/.exec(out);
+    expect(token, out).not.toBeNull();
+    expect(key, out).not.toBeNull();
+    expect(secret, out).not.toBeNull();
+    adminToken = token![1];
+    deskKey = key![1];
+    deskSecret = secret![1];
+    expect(out.match(/ADMIN_TOKEN=/g)).toHaveLength(1);
+    // The curl line is ready to paste: it names this very port.
+    expect(out).toContain(`curl -s ${base}/gw/v1/methods`);
+    expect(first.stderr()).not.toMatch(/error/i);
+  });
+
+  it('the generated master key is kept in DATA_DIR, readable by the owner only', () => {
+    expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('the demo desk answers a signed GET /gw/v1/methods over HTTP: Classic with Sbp and C2c', async () => {
+    const res = await signedGet(base, deskKey, deskSecret, '/gw/v1/methods', nonceBeforeRestart);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.status).toBe('ok');
+    expect(body.traceId).toBe(res.headers.get('x-trace-id'));
+    expect(body.result).toMatchObject({ method: 'Classic', available: true, reason: null });
+    expect(body.result.rails.map((r: { rail: string }) => r.rail)).toEqual(['Sbp', 'C2c']);
+    expect(body.result.rails[0].currencies).toEqual([{ code: 'RUB', min: 0, max: 0 }]);
+  });
+
+  it('the printed call, pasted into a shell, gets an ok answer', async (t) => {
+    try {
+      for (const tool of ['openssl', 'sha256sum', 'curl']) execFileSync('bash', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      t.skip();
+    }
+    const out = first.stdout();
+    const start = out.indexOf('A signed call, ready to paste:');
+    expect(start).toBeGreaterThan(-1);
+    const script = out
+      .slice(start)
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.startsWith('  '))
+      .join('\n');
+    const answer = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-c', script], { timeout: 15_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    expect(JSON.parse(answer)).toMatchObject({ status: 'ok', result: { method: 'Classic', available: true } });
+  });
+
+  it('the demo rates are there: RUB is priceable', async () => {
+    const res = await signedGet(base, deskKey, deskSecret, '/gw/v1/rates');
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).result.rates).toEqual([{ code: 'RUB', rate: '91.80000000', priceable: true }]);
+  });
+
+  it('the printed operator token works on the operator API; another does not', async () => {
+    const put = (token: string) =>
+      fetch(`${base}/admin/v1/currencies/RUB`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ enabled: true, spreadPercent: '0' }),
+      });
+    const ok = await put(adminToken);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as any).result).toMatchObject({ code: 'RUB', enabled: true, spreadPercent: '0.0000' });
+    const refused = await put('adm_not-the-token-at-all');
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as any).fault.code).toBe('ADMIN_AUTH_FAILED');
+  });
+
+  it('a restart on the same DATA_DIR prints nothing new and keeps keys, token and nonce memory', async () => {
+    expect(await stop(first)).toBe(0);
+    const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    await waitHealthy(base, second);
+    expect(second.stdout()).not.toContain('ADMIN_TOKEN=');
+    expect(second.stdout()).not.toContain('desk key:');
+    expect(second.stdout()).not.toContain('desk secret:');
+
+    const again = await signedGet(base, deskKey, deskSecret, '/gw/v1/methods');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as any).result.method).toBe('Classic');
+
+    const replay = await signedGet(base, deskKey, deskSecret, '/gw/v1/methods', nonceBeforeRestart);
+    expect(replay.status).toBe(409);
+    expect(((await replay.json()) as any).fault.code).toBe('REPLAY_DETECTED');
+
+    const adminRes = await fetch(`${base}/admin/v1/rates/RUB`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rate: '92' }),
+    });
+    expect(adminRes.status).toBe(200);
+    expect(await stop(second)).toBe(0);
+  }, STARTUP_MS + 20_000);
+
+  it('a bad PORT stops the start with a message naming PORT and a non-zero exit', async () => {
+    const p = run(['src/main.ts', 'serve'], bareEnv({ PORT: 'abc', DATA_DIR: dataDir }));
+    const code = await p.exit;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(p.stderr()).toMatch(/PORT/);
+    expect(p.stderr()).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  }, 30_000);
+
+  it('`migrate` on a fresh DATA_DIR applies the schema, then reports it up to date', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-e2e-migrate-'));
+    try {
+      const a = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dir }));
+      expect(await a.exit, a.stderr()).toBe(0);
+      expect(a.stdout()).toMatch(/^applied: 0001_init\.sql/m);
+      const b = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dir }));
+      expect(await b.exit, b.stderr()).toBe(0);
+      expect(b.stdout()).toMatch(/schema is up to date/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
