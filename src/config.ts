@@ -118,7 +118,8 @@ export function parseConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && masterKey === null) {
     throw new ConfigError('MASTER_KEY', 'is required with DATABASE_URL (32 bytes, hex or base64)');
   }
-  const hostForUrl = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  // A wildcard listen address is no address to hand to a customer: links then point at loopback.
+  const hostForUrl = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   const publicBaseUrl = httpUrl(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`);
   const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);

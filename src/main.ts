@@ -46,14 +46,15 @@ async function serve(config: Config, role: Role): Promise<void> {
   const runtime = await createRuntime(config, { clock: systemClock, log });
   const { ctx } = runtime;
   const seed = config.seedDemo && !config.databaseUrl ? await seedDemo(ctx) : null;
-  const text = banner(config, seed, runtime.generatedAdminToken);
-  if (text) process.stdout.write(text + '\n');
 
   let loops: RunningLoop[] = [];
   let ready = false;
   const app = buildApp(ctx, { ready: () => ready });
   if (role !== 'api') loops = startWorkers(ctx);
   await app.listen({ port: config.port, host: config.host });
+  // Printed once the port is ours, so the example call it shows works as printed.
+  const text = banner(config, seed, runtime.generatedAdminToken);
+  if (text) process.stdout.write(text + '\n');
   ready = true;
   log.info({ role, port: config.port, host: config.host, db: ctx.db.kind, redis: !!runtime.redis }, 'paygate ready');
 

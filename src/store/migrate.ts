@@ -26,7 +26,7 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-/** Applies every migration not yet recorded, each in its own transaction; returns the names applied. */
+/** Applies every migration not yet recorded, all in one transaction under the lock; returns the names applied. */
 export async function migrate(db: Db, migrations = loadMigrations()): Promise<string[]> {
   const latest = migrations.at(-1)?.version ?? 0;
   return db.tx(async (q) => {

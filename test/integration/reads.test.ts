@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeMarketRate } from '../../src/store/currencies.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -75,6 +76,14 @@ describe('GET /gw/v1/methods', () => {
     expect((await methods(desk)).available).toBe(true);
     await admin(h.app, 'POST', `/merchants/${desk.merchantId}/approve`);
     expect(await methods(desk)).toEqual({ method: 'Classic', available: false, reason: NO_PROVIDER, rails: [] });
+  });
+
+  it('a blocked account offers nothing until it is unblocked', async () => {
+    const desk = await provisionDesk(h.app);
+    await admin(h.app, 'POST', `/merchants/${desk.merchantId}/block`, { reason: 'kyc' });
+    expect(await methods(desk)).toMatchObject({ method: 'Classic', available: false, rails: [] });
+    await admin(h.app, 'POST', `/merchants/${desk.merchantId}/unblock`);
+    expect(await methods(desk)).toMatchObject({ available: true, reason: null });
   });
 
   it('a CrossBorder desk lists each rail only with the currencies it serves', async () => {
@@ -167,6 +176,46 @@ describe('GET /gw/v1/rates', () => {
     await admin(h.app, 'PUT', '/currencies/INR', { enabled: true });
     expect((await rates(desk, 'currency=INR')).rates).toEqual([{ code: 'INR', rate: '84.20000000', priceable: true }]);
     await admin(h.app, 'PUT', '/currencies/INR', { enabled: false });
+  });
+});
+
+describe('GET /gw/v1/rates with a market source configured', () => {
+  let m: Harness;
+  let desk: DeskCreds;
+
+  beforeAll(async () => {
+    m = await createHarness({ env: { FX_SOURCES: 'cbr' } });
+    desk = await provisionDesk(m.app, { desk: { currencies: ['RUB'] } });
+    await admin(m.app, 'PUT', '/currencies/RUB', { enabled: true, spreadPercent: '2' });
+    await admin(m.app, 'DELETE', '/rates/RUB');
+  });
+  afterAll(() => m.close());
+
+  const rub = async () => {
+    const res = await signed(m, desk, '/gw/v1/rates', { query: 'currency=RUB' });
+    expect(res.statusCode).toBe(200);
+    return json(res).result.rates[0];
+  };
+
+  it('without any market rate yet, the currency is not priceable', async () => {
+    expect(await rub()).toEqual({ code: 'RUB', rate: null, priceable: false });
+  });
+
+  it('a fresh market rate is used with the spread; a manual rate takes precedence; DELETE goes back to the market', async () => {
+    await storeMarketRate(m.ctx.db, 'RUB', '90', 'cbr', new Date(m.clock.now()));
+    expect(await rub()).toEqual({ code: 'RUB', rate: '91.80000000', priceable: true });
+    await admin(m.app, 'PUT', '/rates/RUB', { rate: '100' });
+    expect(await rub()).toEqual({ code: 'RUB', rate: '102.00000000', priceable: true });
+    await admin(m.app, 'DELETE', '/rates/RUB');
+    expect(await rub()).toEqual({ code: 'RUB', rate: '91.80000000', priceable: true });
+  });
+
+  it('a market rate older than RATE_MAX_AGE_SECONDS (3600 s by default) stops pricing', async () => {
+    await storeMarketRate(m.ctx.db, 'RUB', '90', 'cbr', new Date(m.clock.now()));
+    m.clock.advance(3600_000);
+    expect((await rub()).priceable).toBe(true);
+    m.clock.advance(1000);
+    expect(await rub()).toEqual({ code: 'RUB', rate: null, priceable: false });
   });
 });
 
