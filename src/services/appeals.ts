@@ -182,9 +182,15 @@ export const REVIEW_LIST_LIMIT = 500;
  */
 export async function listAppealsForReview(ctx: Ctx, status: AppealStatus | null) {
   const nowMs = ctx.clock.now();
-  const [rows, overdue] = await Promise.all([listReviewAppeals(ctx.db, status, REVIEW_LIST_LIMIT), countOverdueAppeals(ctx.db, new Date(nowMs))]);
-  ctx.metrics.appealsOverdue.set(overdue);
+  const [rows] = await Promise.all([listReviewAppeals(ctx.db, status, REVIEW_LIST_LIMIT), refreshAppealsOverdue(ctx)]);
   return rows.map((r) => reviewView(r, nowMs));
+}
+
+/** Sets the appealsOverdue gauge to the number of open appeals past their SLA now; also usable from a periodic worker. */
+export async function refreshAppealsOverdue(ctx: Ctx): Promise<number> {
+  const overdue = await countOverdueAppeals(ctx.db, new Date(ctx.clock.now()));
+  ctx.metrics.appealsOverdue.set(overdue);
+  return overdue;
 }
 
 export async function getAppealForReview(ctx: Ctx, id: string) {

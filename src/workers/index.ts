@@ -5,6 +5,7 @@ import { CASCADE_BUDGET_MS } from '../providers/cascade.js';
 import { startLoop, type RunningLoop, type Worker } from './loop.js';
 import { DeliveryWorker, DELIVERY_PERIOD_MS } from '../callbacks/delivery.js';
 import { rateRefresher } from '../fx/refresh.js';
+import { refreshAppealsOverdue } from '../services/appeals.js';
 
 /** Only bounds how late a refresh can start; the cadence itself (RUB 60 s, others 600 s) is kept in the database. */
 export const RATE_REFRESH_PERIOD_MS = 5_000;
@@ -37,6 +38,7 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
     startLoop(ctx, nonceJanitor(ctx), 60_000),
+    startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
     {
       async stop() {

@@ -7,6 +7,12 @@ export const SIGNED_ROUTES: { method: 'GET' | 'POST'; path: string; body?: strin
   { method: 'GET', path: '/gw/v1/methods' },
   { method: 'GET', path: '/gw/v1/rates' },
   { method: 'GET', path: '/gw/v1/balance' },
+  { method: 'POST', path: '/gw/v1/orders', body: '{"amount":100,"rail":"Sbp"}' },
+  { method: 'GET', path: '/gw/v1/orders/ord_unknown' },
+  { method: 'POST', path: '/gw/v1/orders/ord_unknown/cancel', body: '{}' },
+  { method: 'POST', path: '/gw/v1/appeals', body: '{"orderId":"ord_x"}' },
+  { method: 'GET', path: '/gw/v1/appeals/apl_x' },
+  { method: 'GET', path: '/gw/v1/events' },
 ];
 
 let h: Harness;
@@ -164,7 +170,7 @@ describe('nonce memory and secrets', () => {
 
   it('a body over 64 KiB is 413 PAYLOAD_TOO_LARGE once authenticated, malformed JSON is VALIDATION_ERROR', async () => {
     const big = JSON.stringify({ amount: 1, pad: 'x'.repeat(70 * 1024) });
-    const res = await signed(h, desk, '/gw/v1/balance', { method: 'POST', body: big });
+    const res = await signed(h, desk, '/gw/v1/orders', { body: big });
     expect(res.statusCode).toBe(413);
     expect(json(res).fault.code).toBe('PAYLOAD_TOO_LARGE');
     const unsigned = await signed(h, desk, '/gw/v1/orders', { body: big, secret: 'nope' });
