@@ -1,0 +1,110 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../domain/errors.js';
+import { dec, fmt8 } from '../domain/money.js';
+import type { ProviderEvent } from '../providers/providerMessages.js';
+import type { Queryable } from '../store/db.js';
+import { orderNet, postEntry } from '../store/ledger.js';
+import { getOrderById, setPayerReference, transitionOrder, type OrderRow } from '../store/orders.js';
+import { recordProviderMessage } from '../store/providerMessages.js';
+import { cancelInTx, completeInTx } from './orderActions.js';
+
+/** The ledger reason of a reversal a provider asked for (operator-api: `revoked` = reverse). */
+export const REVOKED_REASON = 'revoked by provider';
+
+export type ProviderEventResult =
+  | { duplicate: false; order: OrderRow }
+  /** The provider already sent a message with this event id and it was applied; nothing changed now. */
+  | { duplicate: true };
+
+/**
+ * Applies one verified provider event (`POST /providers/v1/{providerId}/events`) exactly once.
+ *
+ * The message row (provider, event id) and the effect commit in one transaction: the row is
+ * inserted first, so a repeat finds it and changes nothing, and any refusal (unknown order, a
+ * transition that is not allowed) rolls the row back with the effect, so nothing is recorded as
+ * applied that was not, and the provider's retry of a refused event is judged afresh. The
+ * alternative, recording the id in a transaction of its own and deleting it again when the effect
+ * fails, would answer a retry with 200 and lose the event if the process died between the two.
+ *
+ * The effects are the operator's order actions (report-payment, confirm, reject, reverse), composed
+ * here from the transaction-taking helpers so they can share the message row's transaction; their
+ * rules are the same as in `orderActions.ts`.
+ */
+export async function applyProviderEvent(ctx: Ctx, providerId: string, eventId: string, event: ProviderEvent): Promise<ProviderEventResult> {
+  return ctx.db.tx(async (q) => {
+    const now = new Date(ctx.clock.now());
+    if (!(await recordProviderMessage(q, providerId, eventId, now))) return { duplicate: true };
+    const o = await getOrderById(q, event.orderId, { forUpdate: true });
+    // Another provider's order is "not found" as well: a provider learns nothing about orders it did not serve.
+    if (!o || o.provider_id !== providerId) throw new AppError('ORDER_NOT_FOUND', `no order ${event.orderId} served by this provider`);
+    switch (event.type) {
+      case 'paid':
+        return { duplicate: false, order: await reportPaymentInTx(q, ctx, o, event.payerReference) };
+      case 'confirmed':
+        return {
+          duplicate: false,
+          order: await completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null),
+        };
+      case 'rejected':
+        if (o.status === 'Canceled') return { duplicate: false, order: o };
+        return { duplicate: false, order: await cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' }) };
+      case 'revoked':
+        await reverseInTx(q, ctx, o, REVOKED_REASON);
+        return { duplicate: false, order: o };
+    }
+  });
+}
+
+/** Created → Payed (live orders only; a repeated report changes nothing); the provider's payer reference is kept. */
+async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, payerReference: string | null): Promise<OrderRow> {
+  if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed');
+  if (o.status === 'Payed') return o;
+  const now = new Date(ctx.clock.now());
+  const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
+  if (!done) {
+    if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
+    throw new AppError('INVALID_TRANSITION', `cannot report a payment for an order in status ${o.status}`);
+  }
+  if (payerReference) await setPayerReference(q, o.id, payerReference, now);
+  ctx.metrics.orderTransitions.inc({ to: 'Payed' });
+  return (await getOrderById(q, o.id))!;
+}
+
+/** A reversal of what the order put on the balance, linked to it; the order itself stays as it is. */
+async function reverseInTx(q: Queryable, ctx: Ctx, o: OrderRow, reason: string): Promise<string> {
+  const net = dec(await orderNet(q, o.id));
+  if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: new Date(ctx.clock.now()) });
+  return fmt8(net);
+}
+
+/**
+ * A UTR as the customer reports it on the payment page. UPI references are 12 digits in practice,
+ * but some payer apps show longer or alphanumeric transaction ids, and a customer whose reference
+ * is refused has no way to correct it; since the value is only a matching hint (never a status),
+ * the rule is 1–64 ASCII letters and digits, surrounding whitespace trimmed, stored as given.
+ */
+export const PAYER_REFERENCE_PATTERN = /^[A-Za-z0-9]{1,64}$/;
+
+export function parsePayerReference(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return PAYER_REFERENCE_PATTERN.test(trimmed) ? trimmed : null;
+}
+
+/**
+ * The customer reports the UTR of a Upi payment: stored on an open (Created or Payed) order with
+ * rail Upi, the latest report replacing an earlier one. The order row is locked, so a report never
+ * lands on an order that closed in between.
+ */
+export async function recordPayerReference(ctx: Ctx, orderId: string, payerReference: string): Promise<OrderRow> {
+  return ctx.db.tx(async (q) => {
+    const o = orderId.startsWith('ord_') ? await getOrderById(q, orderId, { forUpdate: true }) : null;
+    if (!o) throw new AppError('ORDER_NOT_FOUND', 'no such order');
+    if (o.rail !== 'Upi') throw new AppError('INVALID_TRANSITION', 'a payer reference is reported only for rail Upi');
+    if (o.status !== 'Created' && o.status !== 'Payed') throw new AppError('INVALID_TRANSITION', `the order is ${o.status}; a payer reference is taken only while it is open`);
+    const now = new Date(ctx.clock.now());
+    await setPayerReference(q, o.id, payerReference, now);
+    return { ...o, payer_reference: payerReference, updated_at: now };
+  });
+}
