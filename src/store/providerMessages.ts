@@ -16,3 +16,9 @@ export async function recordProviderMessage(q: Queryable, providerId: string, ev
   return rows.length === 1;
 }
 
+
+/** Forgets message ids older than `before`; kept long (30 days), since a provider may re-sign a retry with a fresh timestamp. */
+export async function pruneProviderMessages(q: Queryable, before: Date): Promise<number> {
+  const { rowCount } = await q.query('DELETE FROM provider_messages WHERE received_at < $1', [before]);
+  return rowCount;
+}

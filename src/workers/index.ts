@@ -6,6 +6,10 @@ import { startLoop, type RunningLoop, type Worker } from './loop.js';
 import { DeliveryWorker, DELIVERY_PERIOD_MS } from '../callbacks/delivery.js';
 import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
+import { pruneProviderMessages } from '../store/providerMessages.js';
+
+/** Provider message ids are remembered this long for idempotency. */
+export const PROVIDER_MESSAGE_RETENTION_MS = 30 * 86_400_000;
 
 /** Only bounds how late a refresh can start; the cadence itself (RUB 60 s, others 600 s) is kept in the database. */
 export const RATE_REFRESH_PERIOD_MS = 5_000;
@@ -15,6 +19,13 @@ export const EXPIRY_BATCH = 500;
 
 export function nonceJanitor(ctx: Ctx): Worker {
   return { name: 'nonce-janitor', runOnce: () => ctx.nonces.prune() };
+}
+
+export function providerMessageJanitor(ctx: Ctx): Worker {
+  return {
+    name: 'provider-message-janitor',
+    runOnce: () => pruneProviderMessages(ctx.db, new Date(ctx.clock.now() - PROVIDER_MESSAGE_RETENTION_MS)),
+  };
 }
 
 /** Created orders past expiresAt become Canceled/Expired; reservations orphaned by a crash are given up. */
@@ -38,6 +49,7 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
     startLoop(ctx, nonceJanitor(ctx), 60_000),
+    startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
     {
