@@ -12,6 +12,7 @@ import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { claimRef, lockRef, reassignRef } from '../store/orderRefs.js';
 import { getOrderById, insertPendingOrder, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
 import { checkUrlRules } from './callbackUrls.js';
+import { expireIfDueInTx } from './orderActions.js';
 import { priceFor } from './gatewayReads.js';
 import { firstExceededCap } from './turnover.js';
 
@@ -48,7 +49,7 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
   const settled = settle(req.amount, pricing.rate);
   const limits = checkDeskLimits(settled, desk.min_usd, desk.max_usd);
   if (!limits.ok) refuse(limits.refusal);
-  const cap = await firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id }, settled);
+  const cap = await firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, sandbox: merchant.status !== 'Active' }, settled);
   if (cap) throw new AppError('TRAFFIC_LIMIT_REACHED', cap);
   return {
     deskId: desk.id,
@@ -60,7 +61,8 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
     method: desk.method,
     rail: rail.value,
     sandbox: merchant.status !== 'Active',
-    notifyUrl: url,
+    // The parsed form is what passed the URL rules and what delivery will connect to.
+    notifyUrl: urlCheck.url,
     successUrl: req.successUrl,
     failUrl: req.failUrl,
     backUrl: req.backUrl,
@@ -80,7 +82,12 @@ async function reserve(q: Queryable, ctx: Ctx, terms: Omit<NewOrder, 'id' | 'ord
     return { kind: 'new', order };
   }
   const held = (await lockRef(q, terms.deskId, ref))!;
-  const existing = await getOrderById(q, held.order_id, { anyPlacement: true });
+  let existing = await getOrderById(q, held.order_id, { anyPlacement: true });
+  // Past its expiresAt but not yet reached by the expiry worker: the order is expired (rule 2), so it
+  // is closed here as the worker would close it, and the repeat gets a new order.
+  if (existing && existing.placement === 'placed' && existing.status === 'Created' && existing.expires_at.getTime() <= ctx.clock.now()) {
+    existing = await expireIfDueInTx(q, ctx, existing.id);
+  }
   const hourPassed = ctx.clock.now() - held.created_at.getTime() >= IDEMPOTENCY_WINDOW_MS;
   if (!existing || hourPassed || existing.placement === 'failed' || existing.status === 'Canceled') {
     await reassignRef(q, claim);
@@ -139,7 +146,7 @@ export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, 
     },
     {
       approved,
-      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId }, dec(order.settledAmount), 'provider'),
+      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(order.settledAmount), 'provider'),
     },
   );
   const now = new Date(ctx.clock.now());

@@ -5,7 +5,7 @@ import type { OrderStatus } from '../domain/orders.js';
 import type { Queryable } from '../store/db.js';
 import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
-import { claimDueOrders, findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
+import { closeDueOrders, findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
 import { getTariff } from '../store/tariffs.js';
 import { applyAppealGuard } from './appeals.js';
 import { emitEvent } from './events.js';
@@ -44,7 +44,7 @@ export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: re
   }, now);
   if (!done) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
   await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: action, at: now });
-  await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id }, fmt8(o.settled_amount));
+  await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox }, fmt8(o.settled_amount));
   if (o.status === 'Dispute') {
     await q.query(
       `UPDATE appeals SET status = 'Accepted', comment = COALESCE($2, comment), resolved_at = $3 WHERE order_id = $1 AND status = 'Open'`,
@@ -71,6 +71,17 @@ export async function cancelInTx(
   await emitEvent(q, ctx, done, 'order.cancelled');
   ctx.metrics.orderTransitions.inc({ to: 'Canceled' });
   return done;
+}
+
+/**
+ * Expires the order now if it is still Created and its expiresAt has been reached, exactly as the
+ * expiry worker would (Canceled/Expired, order.cancelled); returns the order as it then stands.
+ * For callers that must not act on an order the worker simply has not reached yet.
+ */
+export async function expireIfDueInTx(q: Queryable, ctx: Ctx, id: string): Promise<OrderRow | null> {
+  const o = await getOrderById(q, id, { forUpdate: true });
+  if (!o || o.status !== 'Created' || o.expires_at.getTime() > ctx.clock.now()) return o;
+  return cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Expired', reason: 'expired' });
 }
 
 /** Sandbox: payment simulated, Created → Completed at once (skips Payed). */
@@ -150,14 +161,15 @@ export async function cancelByMerchant(ctx: Ctx, deskId: string, idOrRef: string
   });
 }
 
-/** One pass of the expiry worker: a batch of due Created orders, claimed with SKIP LOCKED, expired in one transaction. */
+/** One pass of the expiry worker: a batch of due Created orders closed in one statement, with their events, in one transaction. */
 export async function expireDueOrders(ctx: Ctx, batchSize: number): Promise<number> {
   return ctx.db.tx(async (q) => {
-    const due = await claimDueOrders(q, at(ctx), batchSize);
-    for (const o of due) {
-      await cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Expired', reason: 'expired' });
+    const closed = await closeDueOrders(q, at(ctx), batchSize);
+    for (const o of closed) await emitEvent(q, ctx, o, 'order.cancelled');
+    if (closed.length) {
+      ctx.metrics.ordersExpired.inc(closed.length);
+      ctx.metrics.orderTransitions.inc({ to: 'Canceled' }, closed.length);
     }
-    if (due.length) ctx.metrics.ordersExpired.inc(due.length);
-    return due.length;
+    return closed.length;
   });
 }

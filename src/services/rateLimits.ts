@@ -16,6 +16,8 @@ export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
 
 export interface Limiter {
   take(key: string): Promise<Admission>;
+  /** Keys that currently hold queue state (requests admitted or waiting right now); idle keys hold none. */
+  activeKeys(): number;
 }
 
 export interface RateLimits {
@@ -28,31 +30,43 @@ function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
   const base: RateLimiterAbstract = redis
     ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `paygate:rl:${name}`, points: spec.points, duration: spec.durationSec })
     : new RateLimiterMemory({ keyPrefix: name, points: spec.points, duration: spec.durationSec });
-  // The queue keeps at most `queued` waiters per key and hands them tokens as the window frees up.
-  const queue = spec.queued > 0 ? new RateLimiterQueue(base, { maxQueueSize: spec.queued }) : null;
+  // One queue per key, holding at most `queued` waiters and handing them tokens as the window frees
+  // up. A RateLimiterQueue remembers every key it was ever given, which for a per-client-IP limit grows
+  // with every visitor until restart; so each key gets its own queue, dropped once nobody uses it.
+  const queues = new Map<string, { queue: RateLimiterQueue; users: number }>();
+
+  async function consume(key: string): Promise<Admission> {
+    try {
+      await base.consume(key);
+      return { ok: true };
+    } catch (e) {
+      const ms = (e as { msBeforeNext?: number }).msBeforeNext;
+      if (typeof ms === 'number') return { ok: false, retryAfterMs: ms };
+      throw e;
+    }
+  }
+
+  async function queued(key: string): Promise<Admission> {
+    let entry = queues.get(key);
+    if (!entry) queues.set(key, (entry = { queue: new RateLimiterQueue(base, { maxQueueSize: spec.queued }), users: 0 }));
+    entry.users++;
+    try {
+      await entry.queue.removeTokens(1, key);
+      return { ok: true };
+    } catch (e) {
+      if (e instanceof RateLimiterQueueError) {
+        const res = await base.get(key);
+        return { ok: false, retryAfterMs: res?.msBeforeNext ?? spec.durationSec * 1000 };
+      }
+      throw e;
+    } finally {
+      if (--entry.users === 0) queues.delete(key);
+    }
+  }
+
   return {
-    async take(key) {
-      if (queue === null) {
-        try {
-          await base.consume(key);
-          return { ok: true };
-        } catch (e) {
-          const ms = (e as { msBeforeNext?: number }).msBeforeNext;
-          if (typeof ms === 'number') return { ok: false, retryAfterMs: ms };
-          throw e;
-        }
-      }
-      try {
-        await queue.removeTokens(1, key);
-        return { ok: true };
-      } catch (e) {
-        if (e instanceof RateLimiterQueueError) {
-          const res = await base.get(key);
-          return { ok: false, retryAfterMs: res?.msBeforeNext ?? spec.durationSec * 1000 };
-        }
-        throw e;
-      }
-    },
+    take: (key) => (spec.queued > 0 ? queued(key) : consume(key)),
+    activeKeys: () => queues.size,
   };
 }
 

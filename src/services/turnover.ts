@@ -9,16 +9,27 @@ export interface ScopeIds {
   deskId: string;
   merchantId: string;
   providerId?: string | null;
+  /**
+   * A sandbox order moves no money: it still counts for its own desk and merchant (so an integration
+   * can meet TRAFFIC_LIMIT_REACHED before going live), but never for the platform-wide caps, where a
+   * merchant simulating payments from the cabinet could otherwise stop every live merchant.
+   */
+  sandbox?: boolean;
 }
 
 function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
   const out: { scope: Scope; id: string }[] = [
     { scope: 'desk', id: s.deskId },
     { scope: 'merchant', id: s.merchantId },
-    { scope: 'platform', id: '' },
   ];
+  if (!s.sandbox) out.push({ scope: 'platform', id: '' });
   if (s.providerId) out.push({ scope: 'provider', id: s.providerId });
   return out;
+}
+
+/** Caps that apply to the order: capsFor always returns the platform caps, which sandbox orders skip. */
+async function applicableCaps(q: Queryable, s: ScopeIds): Promise<Cap[]> {
+  return (await capsFor(q, scopesOf(s))).filter((c) => c.scope !== 'platform' || !s.sandbox);
 }
 
 const idFor = (cap: Cap, s: ScopeIds): string =>
@@ -30,7 +41,7 @@ const idFor = (cap: Cap, s: ScopeIds): string =>
  */
 export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal, only?: Scope): Promise<string | null> {
   const now = ctx.clock.now();
-  const caps = (await capsFor(ctx.db, scopesOf(s))).filter((c) => !c.notifyOnly && (only === undefined || c.scope === only));
+  const caps = (await applicableCaps(ctx.db, s)).filter((c) => !c.notifyOnly && (only === undefined || c.scope === only));
   for (const cap of caps) {
     if (cap.scope === 'provider' && !s.providerId) continue;
     const completed = await counterValue(ctx.db, cap.scope, idFor(cap, s), cap.window, windowStart(cap.window, now));
@@ -52,7 +63,7 @@ export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, s: ScopeId
       totals.set(`${scope}|${id}|${w}`, await addToCounter(q, scope, id, w, windowStart(w, now), usd));
     }
   }
-  const caps = (await capsFor(q, scopesOf(s))).filter((c) => c.notifyOnly);
+  const caps = (await applicableCaps(q, s)).filter((c) => c.notifyOnly);
   for (const cap of caps) {
     const id = idFor(cap, s);
     const total = totals.get(`${cap.scope}|${id}|${cap.window}`);

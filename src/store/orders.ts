@@ -142,14 +142,24 @@ export async function transitionOrder(q: Queryable, id: string, from: readonly O
   return rows[0] ?? null;
 }
 
-/** Claims up to `limit` due orders; SKIP LOCKED lets several workers share the backlog without overlap. */
-export async function claimDueOrders(q: Queryable, now: Date, limit: number): Promise<OrderRow[]> {
+/**
+ * Claims and closes up to `limit` due orders in one statement: Created, placed, expiresAt reached.
+ * SKIP LOCKED lets several workers share a backlog without overlap, and the status is re-checked on
+ * the locked row, so an order a merchant or provider moved meanwhile is never closed.
+ */
+export async function closeDueOrders(q: Queryable, now: Date, limit: number): Promise<OrderRow[]> {
   const { rows } = await q.query<OrderRow>(
-    `SELECT * FROM orders WHERE status = 'Created' AND placement = 'placed' AND expires_at <= $1
-     ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    // MATERIALIZED: the claim runs exactly once; a subquery in FROM may be rescanned by the join and
+    // hand back more rows than the limit.
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM orders WHERE status = 'Created' AND placement = 'placed' AND expires_at <= $1
+        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     UPDATE orders o SET status = 'Canceled', sub_status = 'Expired', cancel_reason = 'expired', finished_at = $1, updated_at = $1
+       FROM due WHERE o.id = due.id
+     RETURNING o.*`,
     [now, limit],
   );
-  return rows;
+  return rows.sort((a, b) => a.expires_at.getTime() - b.expires_at.getTime() || a.seq - b.seq);
 }
 
 export async function setPayerReference(q: Queryable, id: string, ref: string, at: Date): Promise<void> {
