@@ -391,3 +391,40 @@ export function singleChildText(el: XmlElement, name: string): string | null {
   if (found.length !== 1 || found[0].children.length > 0) return null;
   return found[0].text.trim();
 }
+
+export interface DailyXmlFeedOptions {
+  /** Scheme and host (optionally a path prefix) serving the feed's fixed path. */
+  baseUrl?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+/** A central bank's daily XML feed: one GET of a fixed path, parsed into rates per USD. */
+export abstract class DailyXmlFeedSource implements RateSource {
+  abstract readonly name: string;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+
+  protected constructor(defaultBaseUrl: string, path: string, options: DailyXmlFeedOptions) {
+    this.url = joinUrl(options.baseUrl ?? defaultBaseUrl, path);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+  }
+
+  /** Rates per USD for the requested codes the document quotes. */
+  protected abstract ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal>;
+
+  async fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>> {
+    // USD needs no feed; asking the bank for nothing else would be a wasted request.
+    if (!needsFeed(codes)) return ratesWithoutFeed(codes);
+    const body = await httpGet(this.url, {
+      source: this.name,
+      timeoutMs: this.timeoutMs,
+      maxBytes: this.maxBytes,
+      signal,
+      accept: 'application/xml, text/xml',
+    });
+    return this.ratesFrom(body, codes);
+  }
+}

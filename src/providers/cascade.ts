@@ -4,7 +4,7 @@ import { candidates } from '../domain/providers.js';
 import { loadProviderViews } from '../services/catalog.js';
 import { readCircuit, writeCircuit } from '../store/circuits.js';
 import { nextRequisite, type ProviderRow } from '../store/providers.js';
-import { issueViaHttp, type IssueOutcome } from './httpConnector.js';
+import { issueViaHttp, type IssueOutcome, type IssueRequest } from './httpConnector.js';
 import { sandboxPaymentDetails, type Payment } from './sandboxDetails.js';
 import { PAYMENT_KEYS } from '../services/orderViews.js';
 
@@ -12,15 +12,8 @@ import { PAYMENT_KEYS } from '../services/orderViews.js';
 export const PROVIDER_TIMEOUT_MS = 10_000;
 export const CASCADE_BUDGET_MS = 160_000;
 
-export interface CascadeOrder {
-  orderId: string;
-  method: string;
-  rail: string | null;
-  amount: string;
-  currency: string;
-  operator: string | null;
-  expiresAt: string;
-}
+/** What the cascade needs of an order: exactly what a provider is asked with. */
+export type CascadeOrder = IssueRequest;
 
 export type CascadeResult =
   | { ok: true; providerId: string; payment: Payment }

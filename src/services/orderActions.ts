@@ -5,7 +5,7 @@ import type { OrderStatus } from '../domain/orders.js';
 import type { Queryable } from '../store/db.js';
 import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
-import { closeDueOrders, findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
+import { closeDueOrders, findDeskOrder, getOrderById, setPayerReference, transitionOrder, type OrderRow } from '../store/orders.js';
 import { getTariff } from '../store/tariffs.js';
 import { applyAppealGuard } from './appeals.js';
 import { emitEvent } from './events.js';
@@ -85,27 +85,23 @@ export async function expireIfDueInTx(q: Queryable, ctx: Ctx, id: string): Promi
 }
 
 /** Sandbox: payment simulated, Created → Completed at once (skips Payed). */
-export async function simulatePayment(ctx: Ctx, id: string): Promise<OrderRow> {
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, id);
+export function simulatePayment(ctx: Ctx, id: string): Promise<OrderRow> {
+  return onLockedOrder(ctx, id, (q, o) => {
     if (!o.sandbox) throw new AppError('INVALID_TRANSITION', 'simulate-payment is for sandbox orders; live orders use report-payment and confirm');
     return completeInTx(q, ctx, o, ['Created'], 'simulate payment');
   });
 }
 
-/** Live: the provider reports a payment; Created → Payed, waiting for confirmation, no callback. */
-export async function reportPayment(ctx: Ctx, id: string, payerReference: string | null = null): Promise<OrderRow> {
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, id);
-    if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed; use simulate-payment');
-    if (o.status === 'Payed') return o; // a repeated report changes nothing
-    const now = at(ctx);
-    const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
-    if (!done) refuseFrom(o, 'report a payment for');
-    if (payerReference) await q.query('UPDATE orders SET payer_reference = $2 WHERE id = $1', [o.id, payerReference]);
-    ctx.metrics.orderTransitions.inc({ to: 'Payed' });
-    return (await getOrderById(q, o.id))!;
-  });
+/** Live: the provider reports a payment; Created → Payed, waiting for confirmation, no callback; a repeat changes nothing. */
+export async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, payerReference: string | null): Promise<OrderRow> {
+  if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed; use simulate-payment');
+  if (o.status === 'Payed') return o;
+  const now = at(ctx);
+  const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
+  if (!done) refuseFrom(o, 'report a payment for');
+  if (payerReference) await setPayerReference(q, o.id, payerReference, now);
+  ctx.metrics.orderTransitions.inc({ to: 'Payed' });
+  return (await getOrderById(q, o.id))!;
 }
 
 /**
@@ -113,32 +109,35 @@ export async function reportPayment(ctx: Ctx, id: string, payerReference: string
  * captured rate); Dispute → Completed with its appeal accepted; Created → Completed when the
  * confirmation arrives without a prior report.
  */
-export async function confirmPayment(ctx: Ctx, id: string): Promise<OrderRow> {
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, id);
-    return completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
-  });
+export function confirmInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<OrderRow> {
+  return completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
 }
 
-/** The provider rejects: an unpaid or unconfirmed order is closed. */
-export async function rejectOrder(ctx: Ctx, id: string): Promise<OrderRow> {
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, id);
-    if (o.status === 'Canceled') return o;
-    return cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' });
-  });
+/** The provider rejects: an unpaid or unconfirmed order is closed; rejecting a cancelled order changes nothing. */
+export async function rejectInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<OrderRow> {
+  if (o.status === 'Canceled') return o;
+  return cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' });
 }
 
-/** A reversal of the order's credit, linked to it, on the merchant balance (the order stays Completed). */
-export async function reverseOrder(ctx: Ctx, id: string, reason: string): Promise<{ order: OrderRow; reversed: string }> {
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, id);
-    const net = dec(await orderNet(q, o.id));
-    if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
-    await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: at(ctx) });
-    return { order: o, reversed: fmt8(net) };
-  });
+/** A reversal of what the order still has on the balance, linked to it; the order stays as it is. Returns the amount. */
+export async function reverseInTx(q: Queryable, ctx: Ctx, o: OrderRow, reason: string): Promise<string> {
+  const net = dec(await orderNet(q, o.id));
+  if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: at(ctx) });
+  return fmt8(net);
 }
+
+/** Runs one order action on the locked order, in its own transaction. */
+function onLockedOrder<T>(ctx: Ctx, id: string, action: (q: Queryable, o: OrderRow) => Promise<T>): Promise<T> {
+  return ctx.db.tx(async (q) => action(q, await lockOrder(q, id)));
+}
+
+export const reportPayment = (ctx: Ctx, id: string, payerReference: string | null = null) =>
+  onLockedOrder(ctx, id, (q, o) => reportPaymentInTx(q, ctx, o, payerReference));
+export const confirmPayment = (ctx: Ctx, id: string) => onLockedOrder(ctx, id, (q, o) => confirmInTx(q, ctx, o));
+export const rejectOrder = (ctx: Ctx, id: string) => onLockedOrder(ctx, id, (q, o) => rejectInTx(q, ctx, o));
+export const reverseOrder = (ctx: Ctx, id: string, reason: string) =>
+  onLockedOrder(ctx, id, async (q, o) => ({ order: o, reversed: await reverseInTx(q, ctx, o, reason) }));
 
 /** POST /gw/v1/orders/{id}/cancel: only unpaid orders; a cancelled order is a no-op; the reason is stored. */
 export async function cancelByMerchant(ctx: Ctx, deskId: string, idOrRef: string, reason: string | null): Promise<OrderRow> {

@@ -58,3 +58,27 @@ export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): 
     occurredAt: isoMillis(occurredAtMs),
   });
 }
+
+/**
+ * The payment page's fields, as `GET /api/pay/{id}` answers them: what the customer needs to pay and
+ * a display name, nothing else about the merchant.
+ */
+export function payPageView(o: OrderRow, merchantName: string | null) {
+  return {
+    id: o.id,
+    status: o.status,
+    subStatus: o.sub_status,
+    amount: fmt2(o.amount),
+    currency: o.currency,
+    method: o.method,
+    rail: o.rail,
+    payment: paymentView(o.payment),
+    payerReference: o.payer_reference,
+    expiresAt: isoSeconds(o.expires_at),
+    successUrl: o.success_url ?? o.back_url,
+    failUrl: o.fail_url ?? o.back_url,
+    backUrl: o.back_url,
+    merchant: { displayName: merchantName },
+    sandbox: o.sandbox,
+  };
+}

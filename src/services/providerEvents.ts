@@ -1,12 +1,9 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import { dec, fmt8 } from '../domain/money.js';
 import type { ProviderEvent } from '../providers/providerMessages.js';
-import type { Queryable } from '../store/db.js';
-import { orderNet, postEntry } from '../store/ledger.js';
-import { getOrderById, setPayerReference, transitionOrder, type OrderRow } from '../store/orders.js';
+import { getOrderById, setPayerReference, type OrderRow } from '../store/orders.js';
 import { recordProviderMessage } from '../store/providerMessages.js';
-import { cancelInTx, completeInTx } from './orderActions.js';
+import { confirmInTx, rejectInTx, reportPaymentInTx, reverseInTx } from './orderActions.js';
 
 /** The ledger reason of a reversal a provider asked for (operator-api: `revoked` = reverse). */
 export const REVOKED_REASON = 'revoked by provider';
@@ -26,9 +23,8 @@ export type ProviderEventResult =
  * alternative, recording the id in a transaction of its own and deleting it again when the effect
  * fails, would answer a retry with 200 and lose the event if the process died between the two.
  *
- * The effects are the operator's order actions (report-payment, confirm, reject, reverse), composed
- * here from the transaction-taking helpers so they can share the message row's transaction; their
- * rules are the same as in `orderActions.ts`.
+ * The effects are the operator's order actions (report-payment, confirm, reject, reverse), in their
+ * transaction-taking form so they share the message row's transaction.
  */
 export async function applyProviderEvent(ctx: Ctx, providerId: string, eventId: string, event: ProviderEvent): Promise<ProviderEventResult> {
   return ctx.db.tx(async (q) => {
@@ -41,41 +37,14 @@ export async function applyProviderEvent(ctx: Ctx, providerId: string, eventId: 
       case 'paid':
         return { duplicate: false, order: await reportPaymentInTx(q, ctx, o, event.payerReference) };
       case 'confirmed':
-        return {
-          duplicate: false,
-          order: await completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null),
-        };
+        return { duplicate: false, order: await confirmInTx(q, ctx, o) };
       case 'rejected':
-        if (o.status === 'Canceled') return { duplicate: false, order: o };
-        return { duplicate: false, order: await cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' }) };
+        return { duplicate: false, order: await rejectInTx(q, ctx, o) };
       case 'revoked':
         await reverseInTx(q, ctx, o, REVOKED_REASON);
         return { duplicate: false, order: o };
     }
   });
-}
-
-/** Created → Payed (live orders only; a repeated report changes nothing); the provider's payer reference is kept. */
-async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, payerReference: string | null): Promise<OrderRow> {
-  if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed');
-  if (o.status === 'Payed') return o;
-  const now = new Date(ctx.clock.now());
-  const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
-  if (!done) {
-    if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
-    throw new AppError('INVALID_TRANSITION', `cannot report a payment for an order in status ${o.status}`);
-  }
-  if (payerReference) await setPayerReference(q, o.id, payerReference, now);
-  ctx.metrics.orderTransitions.inc({ to: 'Payed' });
-  return (await getOrderById(q, o.id))!;
-}
-
-/** A reversal of what the order put on the balance, linked to it; the order itself stays as it is. */
-async function reverseInTx(q: Queryable, ctx: Ctx, o: OrderRow, reason: string): Promise<string> {
-  const net = dec(await orderNet(q, o.id));
-  if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
-  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: new Date(ctx.clock.now()) });
-  return fmt8(net);
 }
 
 /**

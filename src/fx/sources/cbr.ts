@@ -9,21 +9,16 @@
  */
 import { Decimal } from 'decimal.js';
 import {
-  DEFAULT_FEED_MAX_BYTES,
-  DEFAULT_FEED_TIMEOUT_MS,
+  DailyXmlFeedSource,
+  type DailyXmlFeedOptions,
   RateSourceError,
   SETTLEMENT_CURRENCY,
   childrenNamed,
   decodeXml,
-  httpGet,
-  joinUrl,
   localName,
-  needsFeed,
   parseXml,
   ratioOfProducts,
-  ratesWithoutFeed,
   singleChildText,
-  type RateSource,
   type XmlElement,
 } from '../source.js';
 
@@ -114,35 +109,16 @@ export function cbrRatesPerUsd(daily: CbrDaily, codes: readonly string[]): Map<s
   return rates;
 }
 
-export interface CbrSourceOptions {
-  /** Scheme and host (optionally a path prefix) serving `/scripts/XML_daily.asp`. */
-  baseUrl?: string;
-  timeoutMs?: number;
-  maxBytes?: number;
-}
+export type CbrSourceOptions = DailyXmlFeedOptions;
 
-export class CbrRateSource implements RateSource {
+export class CbrRateSource extends DailyXmlFeedSource {
   readonly name = CBR_SOURCE_NAME;
-  private readonly url: string;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
 
   constructor(options: CbrSourceOptions = {}) {
-    this.url = joinUrl(options.baseUrl ?? CBR_DEFAULT_BASE_URL, CBR_DAILY_PATH);
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS;
-    this.maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+    super(CBR_DEFAULT_BASE_URL, CBR_DAILY_PATH, options);
   }
 
-  async fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>> {
-    // USD needs no feed; asking the bank for nothing else would be a wasted request.
-    if (!needsFeed(codes)) return ratesWithoutFeed(codes);
-    const body = await httpGet(this.url, {
-      source: this.name,
-      timeoutMs: this.timeoutMs,
-      maxBytes: this.maxBytes,
-      signal,
-      accept: 'application/xml, text/xml',
-    });
+  protected ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal> {
     return cbrRatesPerUsd(parseCbrDaily(body), codes);
   }
 }

@@ -7,21 +7,16 @@
  */
 import { Decimal } from 'decimal.js';
 import {
-  DEFAULT_FEED_MAX_BYTES,
-  DEFAULT_FEED_TIMEOUT_MS,
+  DailyXmlFeedSource,
+  type DailyXmlFeedOptions,
   RateSourceError,
   SETTLEMENT_CURRENCY,
   childrenNamed,
   decodeXml,
-  httpGet,
-  joinUrl,
   localName,
-  needsFeed,
   parsePlainDecimal,
   parseXml,
-  ratesWithoutFeed,
   ratioOfProducts,
-  type RateSource,
   type XmlElement,
 } from '../source.js';
 
@@ -100,34 +95,16 @@ export function ecbRatesPerUsd(daily: EcbDaily, codes: readonly string[]): Map<s
   return rates;
 }
 
-export interface EcbSourceOptions {
-  /** Scheme and host (optionally a path prefix) serving `/stats/eurofxref/eurofxref-daily.xml`. */
-  baseUrl?: string;
-  timeoutMs?: number;
-  maxBytes?: number;
-}
+export type EcbSourceOptions = DailyXmlFeedOptions;
 
-export class EcbRateSource implements RateSource {
+export class EcbRateSource extends DailyXmlFeedSource {
   readonly name = ECB_SOURCE_NAME;
-  private readonly url: string;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
 
   constructor(options: EcbSourceOptions = {}) {
-    this.url = joinUrl(options.baseUrl ?? ECB_DEFAULT_BASE_URL, ECB_DAILY_PATH);
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS;
-    this.maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
+    super(ECB_DEFAULT_BASE_URL, ECB_DAILY_PATH, options);
   }
 
-  async fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>> {
-    if (!needsFeed(codes)) return ratesWithoutFeed(codes);
-    const body = await httpGet(this.url, {
-      source: this.name,
-      timeoutMs: this.timeoutMs,
-      maxBytes: this.maxBytes,
-      signal,
-      accept: 'application/xml, text/xml',
-    });
+  protected ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal> {
     return ecbRatesPerUsd(parseEcbDaily(body), codes);
   }
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { isoSeconds } from '../../domain/time.js';
-import { fmt2 } from '../../domain/money.js';
-import { paymentView } from '../../services/orderViews.js';
+import { payPageView } from '../../services/orderViews.js';
+import { getMerchant } from '../../store/merchants.js';
 import { getOrderById } from '../../store/orders.js';
 import { sendOk, sendTooMany } from '../errors.js';
 
@@ -18,23 +17,7 @@ export async function payRoutes(pay: FastifyInstance, ctx: Ctx): Promise<void> {
     const id = (req.params as { id: string }).id;
     const o = id.startsWith('ord_') ? await getOrderById(ctx.db, id) : null;
     if (!o) throw new AppError('ORDER_NOT_FOUND', 'no such order');
-    const { rows } = await ctx.db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [o.merchant_id]);
-    return sendOk(req, reply, {
-      id: o.id,
-      status: o.status,
-      subStatus: o.sub_status,
-      amount: fmt2(o.amount),
-      currency: o.currency,
-      method: o.method,
-      rail: o.rail,
-      payment: paymentView(o.payment),
-      payerReference: o.payer_reference,
-      expiresAt: isoSeconds(o.expires_at),
-      successUrl: o.success_url ?? o.back_url,
-      failUrl: o.fail_url ?? o.back_url,
-      backUrl: o.back_url,
-      merchant: { displayName: rows[0]?.name ?? null },
-      sandbox: o.sandbox,
-    });
+    const merchant = await getMerchant(ctx.db, o.merchant_id);
+    return sendOk(req, reply, payPageView(o, merchant?.name ?? null));
   });
 }

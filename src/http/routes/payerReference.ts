@@ -1,39 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { fmt2 } from '../../domain/money.js';
-import { isoSeconds } from '../../domain/time.js';
-import { paymentView } from '../../services/orderViews.js';
+import { payPageView } from '../../services/orderViews.js';
 import { parsePayerReference, recordPayerReference } from '../../services/providerEvents.js';
 import { getMerchant } from '../../store/merchants.js';
-import type { OrderRow } from '../../store/orders.js';
 import { sendOk, sendTooMany } from '../errors.js';
 import { rawBodyOf } from '../rawBody.js';
 import { jsonBody } from '../validate.js';
-
-/**
- * The payment page's fields, as `GET /api/pay/{id}` answers them: what the customer needs to pay and
- * a display name, nothing else about the merchant.
- */
-export function payPageView(o: OrderRow, merchantName: string | null) {
-  return {
-    id: o.id,
-    status: o.status,
-    subStatus: o.sub_status,
-    amount: fmt2(o.amount),
-    currency: o.currency,
-    method: o.method,
-    rail: o.rail,
-    payment: paymentView(o.payment),
-    payerReference: o.payer_reference,
-    expiresAt: isoSeconds(o.expires_at),
-    successUrl: o.success_url ?? o.back_url,
-    failUrl: o.fail_url ?? o.back_url,
-    backUrl: o.back_url,
-    merchant: { displayName: merchantName },
-    sandbox: o.sandbox,
-  };
-}
 
 /**
  * POST /api/pay/{id}/payer-reference `{payerReference}`: the customer reports the UTR of a Upi
