@@ -13,6 +13,8 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly callbackAllowlist: string;
   readonly seedDemo: boolean;
+  /** Behind a reverse proxy: take the client IP (payment-page rate limits) from X-Forwarded-For. */
+  readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly appealSlaHours: number;
   /** A market rate older than this makes its currency unpriceable. */
@@ -142,6 +144,7 @@ export function parseConfig(env: Env = process.env): Config {
     publicBaseUrl,
     callbackAllowlist: str(env, 'CALLBACK_ALLOWLIST') ?? '',
     seedDemo: bool(env, 'SEED_DEMO', true),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel,
     appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
     rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),

@@ -28,7 +28,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     genReqId: () => randomBytes(12).toString('hex'),
     // One line per request is written by the onResponse hook below, with the route and the trace id.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
-    trustProxy: false,
+    trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
   });
   app.decorateRequest('desk', null);

@@ -61,6 +61,12 @@ export async function adminOperationRoutes(admin: FastifyInstance, ctx: Ctx): Pr
     const scopeId = field.string(b, 'scopeId', { nullable: true, max: 64 }) ?? null;
     if (scope === 'platform' && scopeId !== null) throw new AppError('VALIDATION_ERROR', 'scopeId: must be null for the platform scope');
     if (scope !== 'platform' && !scopeId) throw new AppError('VALIDATION_ERROR', `scopeId: is required for the ${scope} scope`);
+    // A cap on an id that does not exist would never apply: refuse the typo instead of storing it.
+    if (scopeId !== null) {
+      const table = { desk: 'desks', merchant: 'merchants', provider: 'providers', platform: '' }[scope];
+      const { rows } = await ctx.db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [scopeId]);
+      if (rows.length === 0) throw new AppError('VALIDATION_ERROR', `scopeId: no ${scope} ${scopeId}`);
+    }
     const window = field.requiredString(b, 'window') as Window;
     if (!['hour', 'day', 'month'].includes(window)) throw new AppError('VALIDATION_ERROR', 'window: must be hour, day or month');
     const capUsd = b.capUsd;
