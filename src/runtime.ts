@@ -17,8 +17,8 @@ import { migrate } from './store/migrate.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'paygate' },
     // Defence in depth: signing headers, tokens and secrets never reach a log line even if an object holding them is logged.
@@ -26,7 +26,8 @@ export function createLogger(level: string): Logger {
       paths: ['secret', '*.secret', 'headers.authorization', 'headers["x-gate-sign"]', 'req.headers.authorization', 'req.headers["x-gate-sign"]', 'adminToken', 'masterKey'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export async function openDatabase(config: Config): Promise<Db> {

@@ -27,7 +27,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(opts: { env?: Record<string, string>; nonces?: NonceStore; resolve?: Resolver } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { env?: Record<string, string>; nonces?: NonceStore; resolve?: Resolver; log?: pino.Logger } = {},
+): Promise<Harness> {
   const testDb = await createTestDb();
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
   const config = parseConfig({ SEED_DEMO: 'false', ...opts.env });
@@ -39,7 +41,7 @@ export async function createHarness(opts: { env?: Record<string, string>; nonces
     nonces: opts.nonces ?? dbNonceStore(testDb.db, clock),
     limits: createRateLimits(null),
     metrics: createMetrics(),
-    log: pino({ level: 'silent' }),
+    log: opts.log ?? pino({ level: 'silent' }),
     adminTokenHash: hashToken(ADMIN_TOKEN),
     callbackAllowlist: parseAllowlist(config.callbackAllowlist),
     resolve: opts.resolve ?? publicResolver,
