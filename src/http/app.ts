@@ -14,6 +14,7 @@ import { gatewayAppealRoutes } from './routes/gatewayAppeals.js';
 import { gatewayEventRoutes } from './routes/gatewayEvents.js';
 import { payRoutes } from './routes/pay.js';
 import { payerReferenceRoutes } from './routes/payerReference.js';
+import { payPageRoutes } from './routes/payPage.js';
 import { providerRoutes } from './routes/providers.js';
 
 export interface AppOptions {
@@ -82,5 +83,6 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     { prefix: '/api/pay' },
   );
   app.register(async (p) => providerRoutes(p, ctx), { prefix: '/providers/v1' });
+  app.register(async (p) => payPageRoutes(p, ctx));
   return app;
 }

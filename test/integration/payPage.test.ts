@@ -125,3 +125,27 @@ describe('GET /api/pay/{id}', () => {
     expect((await page(rows[0].id)).statusCode).toBe(404);
   });
 });
+
+describe('hosted payment page', () => {
+  it('renders the payment details escaped, says so in the sandbox, and 404s an unknown id', async () => {
+    const x = await createHarness();
+    try {
+      const d = await provisionDesk(x.app, { merchant: { name: '<script>alert(1)</script> Shop' } });
+      const o = json(await signed(x, d, '/gw/v1/orders', { body: JSON.stringify({ amount: 1234.5, rail: 'C2c', backUrl: 'https://shop.example/back?a=1&b="2"' }) })).result;
+      const res = await x.app.inject({ method: 'GET', url: `/pay/${o.id}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.body).toContain('1234.50 RUB');
+      expect(res.body).toContain(o.payment.card);
+      expect(res.body).toContain('No money moves');
+      expect(res.body).not.toContain('<script>alert(1)</script>');
+      expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Shop');
+      expect(res.body).toContain('href="https://shop.example/back?a=1&amp;b=&quot;2&quot;"');
+      const missing = await x.app.inject({ method: 'GET', url: '/pay/ord_00000000000000000000000000' });
+      expect(missing.statusCode).toBe(404);
+    } finally {
+      await x.close();
+    }
+  });
+});
