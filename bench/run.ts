@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { Agent, request } from 'undici';
 import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
@@ -69,8 +70,25 @@ async function main() {
   await base.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(base.server.address() as AddressInfo).port}`;
 
+  // Against a server, the benchmark works in a database of its own and drops it afterwards.
+  const serverUrl = process.env.DATABASE_URL || null;
+  const benchDb = `paygate_bench_${process.pid}`;
+  const adminSql = async (sql: string) => {
+    const c = new pg.Client({ connectionString: serverUrl! });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+  };
+  let databaseUrl: string | undefined;
+  if (serverUrl) {
+    await adminSql(`CREATE DATABASE ${benchDb}`);
+    const u = new URL(serverUrl);
+    u.pathname = `/${benchDb}`;
+    databaseUrl = u.toString();
+  }
   const config = parseConfig({
     ...process.env,
+    DATABASE_URL: databaseUrl,
     SEED_DEMO: 'false',
     LOG_LEVEL: 'silent',
     MASTER_KEY: process.env.MASTER_KEY ?? randomBytes(32).toString('hex'),
@@ -121,6 +139,7 @@ async function main() {
   await base.close();
   await agent.close();
   await runtime.close();
+  if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
 }
 
 main().catch((err) => {

@@ -154,9 +154,8 @@ export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, 
     await markPlacementFailed(ctx.db, order.id, now);
     throw new AppError(result.code, result.detail);
   }
-  if (!(await markPlaced(ctx.db, order.id, result.payment, result.providerId, now))) {
-    throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
-  }
+  const placed = await markPlaced(ctx.db, order.id, result.payment, result.providerId, now);
+  if (!placed) throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
   ctx.metrics.ordersCreated.inc({ method: order.method, rail: order.rail ?? '' });
-  return (await getOrderById(ctx.db, order.id))!;
+  return placed;
 }

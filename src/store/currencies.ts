@@ -90,3 +90,33 @@ export async function flagMarketRate(q: Queryable, code: string, flag: string | 
     [code, at, flag],
   );
 }
+
+/** A currency and its rate row in one round trip (order creation reads both for every order). */
+export async function getCurrencyWithRate(q: Queryable, code: string): Promise<{ currency: CurrencyRow | null; rate: RateRow | null }> {
+  const { rows } = await q.query<Omit<CurrencyRow, 'code' | 'updated_at'> & Omit<RateRow, 'code' | 'updated_at'> & { c_code: string | null; r_code: string | null; c_updated_at: Date; r_updated_at: Date }>(
+    `SELECT c.code AS c_code, c.enabled, c.spread_percent, c.updated_at AS c_updated_at,
+            r.code AS r_code, r.manual_rate, r.manual_set_at, r.market_rate, r.market_source, r.market_fetched_at,
+            r.market_attempt_at, r.market_flag, r.updated_at AS r_updated_at
+       FROM (SELECT $1::text AS code) k
+       LEFT JOIN currencies c ON c.code = k.code
+       LEFT JOIN rates r ON r.code = k.code`,
+    [code],
+  );
+  const x = rows[0];
+  return {
+    currency: x?.c_code ? { code, enabled: x.enabled, spread_percent: x.spread_percent, updated_at: x.c_updated_at } : null,
+    rate: x?.r_code
+      ? {
+          code,
+          manual_rate: x.manual_rate,
+          manual_set_at: x.manual_set_at,
+          market_rate: x.market_rate,
+          market_source: x.market_source,
+          market_fetched_at: x.market_fetched_at,
+          market_attempt_at: x.market_attempt_at,
+          market_flag: x.market_flag,
+          updated_at: x.r_updated_at,
+        }
+      : null,
+  };
+}

@@ -70,12 +70,13 @@ export async function insertPendingOrder(q: Queryable, o: NewOrder): Promise<voi
   );
 }
 
-export async function markPlaced(q: Queryable, id: string, payment: Record<string, string | null>, providerId: string, at: Date): Promise<boolean> {
-  const { rowCount } = await q.query(
-    `UPDATE orders SET placement = 'placed', payment = $2, provider_id = $3, updated_at = $4 WHERE id = $1 AND placement = 'pending'`,
+/** The placed order, or null when the reservation was given up in the meantime. */
+export async function markPlaced(q: Queryable, id: string, payment: Record<string, string | null>, providerId: string, at: Date): Promise<OrderRow | null> {
+  const { rows } = await q.query<OrderRow>(
+    `UPDATE orders SET placement = 'placed', payment = $2, provider_id = $3, updated_at = $4 WHERE id = $1 AND placement = 'pending' RETURNING *`,
     [id, JSON.stringify(payment), providerId, at],
   );
-  return rowCount === 1;
+  return rows[0] ?? null;
 }
 
 export async function markPlacementFailed(q: Queryable, id: string, at: Date): Promise<void> {
