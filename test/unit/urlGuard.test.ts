@@ -11,6 +11,7 @@ import {
   isBlockedAddressError,
   parseAllowlist,
   type Allowlist,
+  type Resolver,
 } from '../../src/callbacks/urlGuard.js';
 
 /** Fake DNS: names map to fixed answers; anything else fails like NXDOMAIN. */
@@ -143,8 +144,6 @@ const REFUSED: Vector[] = [
   ['resolves to metadata address', 'http://meta.example/'],
   ['resolves to carrier NAT', 'http://cgnat.example/'],
   ['resolves to v6 loopback', 'http://loop6.example/'],
-  ['does not resolve', 'http://nxdomain.example/'],
-  ['resolves to nothing', 'http://empty.example/'],
 ];
 
 const ACCEPTED: Vector[] = [
@@ -156,6 +155,9 @@ const ACCEPTED: Vector[] = [
   ['@ in the path is not userinfo', 'https://shop.example/users/@me'],
   ['upper-case scheme and host', 'HTTPS://SHOP.EXAMPLE/cb'],
   ['internationalised name', 'https://bücher.example/cb'],
+  // Not resolvable where the check runs: nothing shows it points anywhere private; delivery resolves and checks again.
+  ['does not resolve', 'http://nxdomain.example/'],
+  ['resolves to nothing', 'http://empty.example/'],
 ];
 
 describe('checkCallbackUrl bypass vectors', () => {
@@ -190,7 +192,6 @@ describe('checkCallbackUrl reasons', () => {
     ['gopher://shop.example/', /scheme gopher:/],
     ['http://LOCALHOST./', /host localhost is not allowed/],
     ['http://mixed.example/', /resolves to a non-public address 192\.168\.0\.10/],
-    ['http://nxdomain.example/', /could not be resolved/],
   ])('%s is refused with a reason matching %s', async (url, pattern) => {
     const result = await check(url);
     expect(result.ok).toBe(false);
@@ -338,5 +339,20 @@ describe('BlockedAddressError', () => {
     expect(isBlockedAddressError(Object.assign(new Error('x'), { code: 'ERR_BLOCKED_ADDRESS' }))).toBe(true);
     expect(isBlockedAddressError(new Error('connect ECONNREFUSED'))).toBe(false);
     expect(err.message).toContain('evil.example');
+  });
+});
+
+describe('DNS at check time', () => {
+  it('a lookup that does not answer in time leaves the name to the connect-time check', async () => {
+    const never: Resolver = () => new Promise(() => {});
+    const started = Date.now();
+    const r = await checkCallbackUrl('https://slow-dns.example/cb', { allowlist: EMPTY_ALLOWLIST, resolve: never, resolveTimeoutMs: 50 });
+    expect(r.ok).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('a name that resolves to a private address is still refused, however the lookup ends', async () => {
+    const r = await checkCallbackUrl('https://inside.example/cb', { allowlist: EMPTY_ALLOWLIST, resolve: async () => ['10.1.2.3'] });
+    expect(r.ok).toBe(false);
   });
 });
