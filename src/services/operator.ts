@@ -247,6 +247,8 @@ export async function putCurrency(ctx: Ctx, code: string, input: { enabled?: boo
 export function rateView(r: currencies.RateRow) {
   return {
     code: r.code,
+    /** The rate in force from this row before spread: the manual one if set, else the market one. */
+    rate: r.manual_rate !== null ? fmt8(r.manual_rate) : r.market_rate !== null ? fmt8(r.market_rate) : null,
     manualRate: r.manual_rate === null ? null : fmt8(r.manual_rate),
     manualSetAt: r.manual_set_at ? isoSeconds(r.manual_set_at) : null,
     marketRate: r.market_rate === null ? null : fmt8(r.market_rate),

@@ -64,6 +64,8 @@ export function providerView(p: ProviderRow, circuits: { method: string; rail: s
     priority: p.priority,
     paused: p.paused_manual || p.paused_appeals,
     pauseReasons: [...(p.paused_manual ? ['manual'] : []), ...(p.paused_appeals ? ['appeals'] : [])],
+    /** The first reason, for readers that expect one: the appeal guard's, else the operator's. */
+    pauseReason: p.paused_appeals ? 'appeals' : p.paused_manual ? 'manual' : null,
     circuits,
     openAppeals,
     capabilities: p.kind === 'sandbox' ? 'all' : p.capabilities,

@@ -430,7 +430,7 @@ describe('appeal guard on the sandbox provider', () => {
     expect((await methods()).available).toBe(true);
 
     appeals.push(await t.opened(desk, orders[9].id));
-    expect(await sandbox()).toMatchObject({ openAppeals: 10, paused: true, pauseReasons: ['appeals'] });
+    expect(await sandbox()).toMatchObject({ openAppeals: 10, paused: true, pauseReasons: ['appeals'], pauseReason: 'appeals' });
 
     // Paused: gone from the methods picture, and nobody else serves the rail.
     expect(await methods()).toMatchObject({ available: false, reason: 'no provider currently offers this method', rails: [] });
@@ -460,7 +460,7 @@ describe('appeal guard on the sandbox provider', () => {
     await t.opened(desk, orders[11].id);
     expect(await sandbox()).toMatchObject({ openAppeals: 9, paused: false });
     await t.opened(desk, orders[12].id);
-    expect(await sandbox()).toMatchObject({ openAppeals: 10, paused: true, pauseReasons: ['appeals'] });
+    expect(await sandbox()).toMatchObject({ openAppeals: 10, paused: true, pauseReasons: ['appeals'], pauseReason: 'appeals' });
   });
 
   it('a manual pause and the appeal pause are separate reasons', async () => {

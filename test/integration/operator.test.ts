@@ -508,7 +508,7 @@ describe('currencies and rates', () => {
   it('PUT /rates/{code} sets a manual rate at 8 places; DELETE goes back to the market', async () => {
     const put = await call('PUT', '/rates/KZT', { rate: '478.5' });
     expect(put.statusCode).toBe(200);
-    expect(json(put).result).toMatchObject({ code: 'KZT', manualRate: '478.50000000' });
+    expect(json(put).result).toMatchObject({ code: 'KZT', rate: '478.50000000', manualRate: '478.50000000' });
     const again = await call('PUT', '/rates/KZT', { rate: '480.12345678' });
     expect(json(again).result.manualRate).toBe('480.12345678');
     const del = await call('DELETE', '/rates/KZT');
