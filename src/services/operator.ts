@@ -258,6 +258,14 @@ export function rateView(r: currencies.RateRow) {
   };
 }
 
+export async function listRateViews(ctx: Ctx) {
+  return (await currencies.listRates(ctx.db)).map(rateView);
+}
+
+export async function listCurrencyViews(ctx: Ctx) {
+  return (await currencies.listCurrencies(ctx.db)).map(currencyView);
+}
+
 export async function putManualRate(ctx: Ctx, code: string, rate: string) {
   if (dec(rate).lte(0)) throw new AppError('VALIDATION_ERROR', 'rate: must be greater than zero');
   return rateView(await currencies.setManualRate(ctx.db, code, fmt8(rate), now(ctx)));

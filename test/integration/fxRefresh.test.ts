@@ -295,6 +295,9 @@ describe('sanity check', () => {
     expect(await outcomes(ctx)).toEqual({ stored: 1, refused: 1 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 40, currency: 'RUB', source: 'cbr', lastGood: RUB_CBR, offered: '101.216900000000' });
+    // Operators see the flag beside the rate in force.
+    const listed = json(await admin(hh.app, 'GET', '/rates')).result.find((r: { code: string }) => r.code === 'RUB');
+    expect(listed).toMatchObject({ code: 'RUB', rate: '80.97350000', marketSource: 'cbr', flag: refused.market_flag });
     // Orders keep pricing at the last good rate.
     expect(json(await signed(hh, desk, '/gw/v1/rates')).result.rates).toEqual([{ code: 'RUB', rate: '80.97350000', priceable: true }]);
 

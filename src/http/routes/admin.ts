@@ -99,5 +99,8 @@ export async function adminRoutes(admin: FastifyInstance, ctx: Ctx): Promise<voi
     if (rate === undefined || rate === null) throw new AppError('VALIDATION_ERROR', 'rate: is required');
     return sendOk(req, reply, await op.putManualRate(ctx, code, rate));
   });
+  // Operators see every rate with its source, age and flag (a refused market jump keeps the last good rate).
+  admin.get('/rates', async (req, reply) => sendOk(req, reply, await op.listRateViews(ctx)));
+  admin.get('/currencies', async (req, reply) => sendOk(req, reply, await op.listCurrencyViews(ctx)));
   admin.delete('/rates/:code', async (req, reply) => sendOk(req, reply, await op.deleteManualRate(ctx, currencyParam(req))));
 }
