@@ -31,6 +31,10 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     trustProxy: ctx.config.trustProxy,
     return503OnClosing: true,
+    // Orders are read by orderRef (up to 255 characters, longer once percent-encoded).
+    routerOptions: { maxParamLength: 2048 },
+    // Errors raised by the router itself (bad URL encoding, oversized parameters) get the same envelope.
+    frameworkErrors: (err, req, reply) => handleError(err, req, reply),
   });
   app.decorateRequest('desk', null);
   registerRawBodyParser(app);

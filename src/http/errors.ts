@@ -3,7 +3,8 @@ import { AppError, ERROR_STATUS, type ErrorCode, type Refusal } from '../domain/
 
 /** D1: `{"status":"error","fault":{"code","detail"},"traceId"}`; the status comes from the one code table. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, code: ErrorCode, detail: string | null = null): FastifyReply {
-  return reply.code(ERROR_STATUS[code]).send({ status: 'error', fault: { code, detail }, traceId: req.id });
+  // Also set here: errors raised by the router never pass the onRequest hook that sets it.
+  return reply.code(ERROR_STATUS[code]).header('X-Trace-Id', req.id).send({ status: 'error', fault: { code, detail }, traceId: req.id });
 }
 
 export function sendRefusal(req: FastifyRequest, reply: FastifyReply, r: Refusal): FastifyReply {
@@ -27,8 +28,15 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
     return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'unsupported content type');
+  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH' || e.statusCode === 414) return sendError(req, reply, 'VALIDATION_ERROR', 'path parameter too long');
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return sendError(req, reply, 'VALIDATION_ERROR', 'malformed request');
+  }
+  // PostgreSQL data exceptions (class 22: NUL bytes in text, values out of range) are bad input
+  // that slipped past a check; the caller gets a 400, and the log keeps the details.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) {
+    req.log.warn({ err }, 'input refused by the database');
+    return sendError(req, reply, 'VALIDATION_ERROR', 'a value is out of range or contains characters that cannot be stored');
   }
   req.log.error({ err }, 'unhandled error');
   return sendError(req, reply, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');

@@ -67,5 +67,7 @@ export function parseJsonObject(raw: RawBody): JsonBody {
     return { ok: false, detail: 'body is not valid JSON' };
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, detail: 'body must be a JSON object' };
+  // PostgreSQL text cannot hold NUL; refuse it here with a clear message rather than deep in a statement.
+  if (raw.bytes.includes(0) || /\\u0000/i.test(raw.bytes.toString('utf8'))) return { ok: false, detail: 'strings must not contain NUL (\\u0000)' };
   return { ok: true, value: v as Record<string, unknown> };
 }

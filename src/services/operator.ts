@@ -234,6 +234,7 @@ export function currencyView(c: currencies.CurrencyRow) {
 }
 
 export async function putCurrency(ctx: Ctx, code: string, input: { enabled?: boolean; spreadPercent?: string }) {
+  if (input.spreadPercent !== undefined && dec(input.spreadPercent).gt(100)) throw new AppError('VALIDATION_ERROR', 'spreadPercent: must be at most 100');
   const existing = await currencies.getCurrency(ctx.db, code);
   const row = await currencies.upsertCurrency(ctx.db, {
     code,
