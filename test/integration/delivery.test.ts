@@ -207,7 +207,9 @@ describe('callback delivery', () => {
     const d = await deskWith();
     const res = await signed(h, d, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp' }) });
     const id = json(res).result.id;
-    const r1 = json(await admin(h.app, 'POST', `/orders/${id}/resend`)).result;
+    const sent = await admin(h.app, 'POST', `/orders/${id}/resend`);
+    expect(sent.statusCode).toBe(200);
+    const r1 = json(sent).result;
     expect(r1).toMatchObject({ event: 'order.updated', orderId: id, status: 'Created' });
     await admin(h.app, 'POST', `/orders/${id}/simulate-payment`);
     const r2 = json(await admin(h.app, 'POST', `/orders/${id}/resend`)).result;

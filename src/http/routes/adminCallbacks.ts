@@ -52,6 +52,6 @@ export async function adminCallbackRoutes(admin: FastifyInstance, ctx: Ctx): Pro
       const event = currentStateEvent(o);
       return { eventId: await emitEvent(q, ctx, o, event), event, orderId: o.id, status: o.status };
     });
-    return sendOk(req, reply, sent, 201);
+    return sendOk(req, reply, sent);
   });
 }
