@@ -109,6 +109,17 @@ export function json(res: LightMyRequestResponse): any {
   return res.body === '' ? null : JSON.parse(res.body);
 }
 
+/** The body of a Classic desk (rails Sbp and C2c, RUB, no limits, no tariff), as operators create it. */
+export const CLASSIC_DESK = {
+  method: 'Classic',
+  rails: ['Sbp', 'C2c'],
+  currencies: ['RUB'],
+  minUsd: '0',
+  maxUsd: '0',
+  callbackUrl: 'https://merchant.example/callbacks',
+  tariffId: null,
+};
+
 /** A merchant with one desk, set up through the operator API as deployment tooling would. */
 export async function provisionDesk(
   app: FastifyInstance,
@@ -124,16 +135,7 @@ export async function provisionDesk(
   }
   const m = json(await admin(app, 'POST', '/merchants', { name: o.merchant?.name ?? 'Shop', sandbox: o.merchant?.sandbox ?? true }));
   if (o.merchant?.approve) await admin(app, 'POST', `/merchants/${m.result.id}/approve`);
-  const res = await admin(app, 'POST', `/merchants/${m.result.id}/desks`, {
-    method: 'Classic',
-    rails: ['Sbp', 'C2c'],
-    currencies: ['RUB'],
-    minUsd: '0',
-    maxUsd: '0',
-    callbackUrl: 'https://merchant.example/callbacks',
-    tariffId: null,
-    ...o.desk,
-  });
+  const res = await admin(app, 'POST', `/merchants/${m.result.id}/desks`, { ...CLASSIC_DESK, ...o.desk });
   const d = json(res);
   if (res.statusCode !== 201) throw new Error(`desk creation failed: ${res.body}`);
   return { key: d.result.key, secret: d.result.secret, id: d.result.id, merchantId: m.result.id, raw: d.result };

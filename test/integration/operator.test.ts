@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, createHarness, json, type Harness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, admin, createHarness, json, type Harness, CLASSIC_DESK } from '../helpers/harness.js';
 
 let h: Harness;
 
@@ -24,15 +24,7 @@ async function newTariff(): Promise<any> {
   return json(res).result;
 }
 
-const CLASSIC = {
-  method: 'Classic',
-  rails: ['Sbp', 'C2c'],
-  currencies: ['RUB'],
-  minUsd: '0',
-  maxUsd: '0',
-  callbackUrl: 'https://merchant.example/callbacks',
-  tariffId: null,
-};
+const CLASSIC = CLASSIC_DESK;
 
 async function newDesk(body: Record<string, unknown> = {}): Promise<any> {
   const m = await newMerchant();

@@ -1,9 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
-import { payPageView } from '../../services/orderViews.js';
-import { getMerchant } from '../../store/merchants.js';
-import { getOrderById } from '../../store/orders.js';
-import { sendTooMany } from '../errors.js';
+import { loadPayPage } from './pay.js';
 
 const escape = (v: unknown): string =>
   String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -24,17 +21,13 @@ const LABELS: Record<string, string> = {
  */
 export async function payPageRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
   app.get('/pay/:id', async (req, reply) => {
-    const admission = await ctx.limits.payPage.take(req.ip);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-    const id = (req.params as { id: string }).id;
-    const o = id.startsWith('ord_') ? await getOrderById(ctx.db, id) : null;
+    const v = await loadPayPage(ctx, req, reply);
+    if (v === 'limited') return reply;
     reply.header('Content-Type', 'text/html; charset=utf-8');
     reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     reply.header('X-Frame-Options', 'DENY');
     reply.header('Referrer-Policy', 'no-referrer');
-    if (!o) return reply.code(404).send(page('Payment not found', '<p>This payment link is not valid.</p>'));
-    const merchant = await getMerchant(ctx.db, o.merchant_id);
-    const v = payPageView(o, merchant?.name ?? null);
+    if (!v) return reply.code(404).send(page('Payment not found', '<p>This payment link is not valid.</p>'));
     const details = Object.entries(v.payment)
       .filter(([k, val]) => k !== 'url' && val !== null)
       .map(([k, val]) => `<tr><th>${escape(LABELS[k] ?? k)}</th><td>${escape(val)}</td></tr>`)
