@@ -67,7 +67,7 @@ export async function approveMerchant(ctx: Ctx, id: string) {
   const m = await must(merchants.getMerchant(ctx.db, id), id);
   // Approving a blocked account takes effect when it is unblocked: the block stays in force.
   if (m.status === 'Blocked') {
-    await ctx.db.query(`UPDATE merchants SET status_before_block = 'Active' WHERE id = $1`, [id]);
+    await merchants.approveAfterUnblock(ctx.db, id);
     return merchantView((await merchants.getMerchant(ctx.db, id))!);
   }
   return merchantView(await must(merchants.setMerchantStatus(ctx.db, id, 'Active'), id));
@@ -84,7 +84,7 @@ export async function unblockMerchant(ctx: Ctx, id: string) {
 export async function patchMerchant(ctx: Ctx, id: string, patch: { sandbox?: boolean; name?: string }) {
   await must(merchants.getMerchant(ctx.db, id), id);
   if (patch.sandbox !== undefined) await merchants.setMerchantSandbox(ctx.db, id, patch.sandbox);
-  if (patch.name !== undefined) await ctx.db.query('UPDATE merchants SET name = $2 WHERE id = $1', [id, patch.name]);
+  if (patch.name !== undefined) await merchants.renameMerchant(ctx.db, id, patch.name);
   return merchantView((await merchants.getMerchant(ctx.db, id))!);
 }
 

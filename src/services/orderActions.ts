@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.js';
 import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
 import type { OrderStatus } from '../domain/orders.js';
 import type { Queryable } from '../store/db.js';
+import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
 import { closeDueOrders, findDeskOrder, getOrderById, setPayerReference, transitionOrder, type OrderRow } from '../store/orders.js';
@@ -46,10 +47,7 @@ export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: re
   await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: action, at: now });
   await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox }, fmt8(o.settled_amount));
   if (o.status === 'Dispute') {
-    await q.query(
-      `UPDATE appeals SET status = 'Accepted', comment = COALESCE($2, comment), resolved_at = $3 WHERE order_id = $1 AND status = 'Open'`,
-      [o.id, comment, now],
-    );
+    await acceptOpenAppealOfOrder(q, o.id, comment, now);
     // The accepted appeal no longer counts against the provider that served the order.
     await applyAppealGuard(q, o.provider_id);
   }

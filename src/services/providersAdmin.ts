@@ -8,6 +8,7 @@ import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import { insertProvider, insertRequisites, listCircuits, listProviders, getProvider, setPausedManual, type ProviderRow } from '../store/providers.js';
 import { PAYMENT_KEYS } from './orderViews.js';
+import { openAppealCountsByProvider } from '../store/appeals.js';
 import { breakerConfig } from '../providers/cascade.js';
 
 export function validateCapabilities(raw: unknown): Capability[] {
@@ -49,13 +50,6 @@ export function validateRequisites(raw: unknown): Record<string, string | null>[
   });
 }
 
-async function openAppealCounts(ctx: Ctx): Promise<Map<string, number>> {
-  const { rows } = await ctx.db.query<{ provider_id: string; n: number }>(
-    `SELECT provider_id, count(*)::int AS n FROM appeals WHERE status = 'Open' AND provider_id IS NOT NULL GROUP BY provider_id`,
-  );
-  return new Map(rows.map((r) => [r.provider_id, r.n]));
-}
-
 export function providerView(p: ProviderRow, circuits: { method: string; rail: string | null; state: string }[], openAppeals: number) {
   return {
     id: p.id,
@@ -75,7 +69,7 @@ export function providerView(p: ProviderRow, circuits: { method: string; rail: s
 }
 
 export async function listProviderViews(ctx: Ctx) {
-  const [rows, circuits, appeals] = await Promise.all([listProviders(ctx.db), listCircuits(ctx.db), openAppealCounts(ctx)]);
+  const [rows, circuits, appeals] = await Promise.all([listProviders(ctx.db), listCircuits(ctx.db), openAppealCountsByProvider(ctx.db)]);
   const now = ctx.clock.now();
   const cfg = breakerConfig(ctx);
   return rows.map((p) =>

@@ -85,6 +85,15 @@ export async function resolveAppeal(q: Queryable, id: string, status: 'Accepted'
   return rowCount === 1;
 }
 
+/** A payment confirmed while the appeal is open accepts it by itself (the comment is kept if none is given). */
+export async function acceptOpenAppealOfOrder(q: Queryable, orderId: string, comment: string | null, at: Date): Promise<void> {
+  await q.query(`UPDATE appeals SET status = 'Accepted', comment = COALESCE($2, comment), resolved_at = $3 WHERE order_id = $1 AND status = 'Open'`, [
+    orderId,
+    comment,
+    at,
+  ]);
+}
+
 /**
  * Locks the provider row and reads its appeal flag. Every change to a provider's open appeals takes
  * this lock before counting, so two transactions never count the same set and both decide.
@@ -131,4 +140,12 @@ export async function getReviewAppeal(q: Queryable, id: string): Promise<ReviewR
 export async function countOverdueAppeals(q: Queryable, now: Date): Promise<number> {
   const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM appeals WHERE status = 'Open' AND sla_due_at < $1`, [now]);
   return rows[0].n;
+}
+
+/** Open appeals per provider, for the providers list. */
+export async function openAppealCountsByProvider(q: Queryable): Promise<Map<string, number>> {
+  const { rows } = await q.query<{ provider_id: string; n: number }>(
+    `SELECT provider_id, count(*)::int AS n FROM appeals WHERE status = 'Open' AND provider_id IS NOT NULL GROUP BY provider_id`,
+  );
+  return new Map(rows.map((r) => [r.provider_id, r.n]));
 }

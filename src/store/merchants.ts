@@ -54,3 +54,12 @@ export async function setMerchantSandbox(q: Queryable, id: string, sandbox: bool
   const { rows } = await q.query<MerchantRow>('UPDATE merchants SET sandbox = $2 WHERE id = $1 RETURNING *', [id, sandbox]);
   return rows[0] ?? null;
 }
+
+/** Approval of a blocked account: takes effect when it is unblocked. */
+export async function approveAfterUnblock(q: Queryable, id: string): Promise<void> {
+  await q.query(`UPDATE merchants SET status_before_block = 'Active' WHERE id = $1 AND status = 'Blocked'`, [id]);
+}
+
+export async function renameMerchant(q: Queryable, id: string, name: string): Promise<void> {
+  await q.query('UPDATE merchants SET name = $2 WHERE id = $1', [id, name]);
+}

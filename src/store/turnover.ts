@@ -66,3 +66,23 @@ export async function notifyOnce(q: Queryable, n: { kind: string; detail: string
   );
   return rows.length === 1;
 }
+
+const SCOPE_TABLES: Record<Exclude<Scope, 'platform'>, string> = { desk: 'desks', merchant: 'merchants', provider: 'providers' };
+
+/** Whether the desk, merchant or provider a cap names exists. */
+export async function scopeExists(q: Queryable, scope: Exclude<Scope, 'platform'>, id: string): Promise<boolean> {
+  const { rows } = await q.query(`SELECT 1 FROM ${SCOPE_TABLES[scope]} WHERE id = $1`, [id]);
+  return rows.length === 1;
+}
+
+export interface NotificationRow {
+  id: number;
+  kind: string;
+  detail: string;
+  created_at: Date;
+}
+
+export async function listNotifications(q: Queryable, limit: number): Promise<NotificationRow[]> {
+  const { rows } = await q.query<NotificationRow>('SELECT id, kind, detail, created_at FROM platform_notifications ORDER BY id DESC LIMIT $1', [limit]);
+  return rows;
+}

@@ -8,7 +8,7 @@ import * as actions from '../../services/orderActions.js';
 import { orderView } from '../../services/orderViews.js';
 import * as providers from '../../services/providersAdmin.js';
 import { getOrderById } from '../../store/orders.js';
-import { deleteLimit, insertLimit, listLimits } from '../../store/turnover.js';
+import { deleteLimit, insertLimit, listLimits, listNotifications, scopeExists } from '../../store/turnover.js';
 import { sendOk } from '../errors.js';
 import { field, jsonBody } from '../validate.js';
 
@@ -62,10 +62,8 @@ export async function adminOperationRoutes(admin: FastifyInstance, ctx: Ctx): Pr
     if (scope === 'platform' && scopeId !== null) throw new AppError('VALIDATION_ERROR', 'scopeId: must be null for the platform scope');
     if (scope !== 'platform' && !scopeId) throw new AppError('VALIDATION_ERROR', `scopeId: is required for the ${scope} scope`);
     // A cap on an id that does not exist would never apply: refuse the typo instead of storing it.
-    if (scopeId !== null) {
-      const table = { desk: 'desks', merchant: 'merchants', provider: 'providers', platform: '' }[scope];
-      const { rows } = await ctx.db.query(`SELECT 1 FROM ${table} WHERE id = $1`, [scopeId]);
-      if (rows.length === 0) throw new AppError('VALIDATION_ERROR', `scopeId: no ${scope} ${scopeId}`);
+    if (scope !== 'platform' && scopeId !== null && !(await scopeExists(ctx.db, scope, scopeId))) {
+      throw new AppError('VALIDATION_ERROR', `scopeId: no ${scope} ${scopeId}`);
     }
     const window = field.requiredString(b, 'window') as Window;
     if (!['hour', 'day', 'month'].includes(window)) throw new AppError('VALIDATION_ERROR', 'window: must be hour, day or month');
@@ -80,9 +78,7 @@ export async function adminOperationRoutes(admin: FastifyInstance, ctx: Ctx): Pr
     return sendOk(req, reply, { id: idParam(req), deleted: true });
   });
   admin.get('/notifications', async (req, reply) => {
-    const { rows } = await ctx.db.query<{ id: number; kind: string; detail: string; created_at: Date }>(
-      'SELECT id, kind, detail, created_at FROM platform_notifications ORDER BY id DESC LIMIT 200',
-    );
+    const rows = await listNotifications(ctx.db, 200);
     return sendOk(req, reply, rows.map((r) => ({ id: r.id, kind: r.kind, detail: r.detail, at: r.created_at.toISOString() })));
   });
 }
