@@ -65,8 +65,12 @@ async function refreshDueRates(ctx: Ctx, sources: readonly RateSource[]): Promis
       continue;
     }
     const next = got.rate.toDecimalPlaces(MARKET_RATE_PLACES, Decimal.ROUND_HALF_UP);
-    const stored = rows.get(code)?.market_rate ?? null;
-    const previous = stored === null ? null : new Decimal(stored);
+    const row = rows.get(code);
+    // The jump check compares with the last good rate only while it is itself current: after an outage
+    // longer than the staleness bound the market may have moved for real, and refusing every new
+    // reading would leave the currency unpriceable until an operator stepped in.
+    const fresh = row?.market_rate != null && row.market_fetched_at != null && nowMs - row.market_fetched_at.getTime() <= ctx.config.rateMaxAgeSeconds * 1000;
+    const previous = fresh ? new Decimal(row!.market_rate!) : null;
     const refusal = refusalOf(previous, next, ctx.config.rateMaxJumpPercent);
     if (refusal !== null) {
       await flagMarketRate(ctx.db, code, `${refusal} (${got.source} offered ${next.toFixed(MARKET_RATE_PLACES)})`, at);

@@ -362,6 +362,23 @@ describe('staleness', () => {
     expect((await rateRow(hh, 'RUB'))!.market_flag).toBeNull();
     expect(json(await signed(hh, desk, '/gw/v1/rates')).result.rates).toEqual([{ code: 'RUB', rate: '80.97350000', priceable: true }]);
   });
+
+  it('after an outage past the staleness bound, a moved market is accepted instead of refused against the stale rate', async () => {
+    const hh = await harness({ FX_SOURCES: 'cbr', RATE_MAX_AGE_SECONDS: '120' });
+    await enable(hh, { RUB: '0' });
+    const worker = rateRefresher(hh.ctx);
+    const t0 = hh.clock.now();
+    expect(await worker.runOnce()).toBe(1);
+    // While the last good rate is current, a +25 % move is refused.
+    answers.cbr = cbrWithUsd('101,2169');
+    hh.clock.set(t0 + MINUTE);
+    await worker.runOnce();
+    expect((await rateRow(hh, 'RUB'))!.market_rate).toBe(RUB_CBR);
+    // Past the bound the stale rate is no reference any more: the same reading is taken.
+    hh.clock.set(t0 + 3 * MINUTE);
+    await worker.runOnce();
+    expect((await rateRow(hh, 'RUB'))!).toMatchObject({ market_rate: '101.216900000000', market_flag: null });
+  });
 });
 
 describe('fallback between sources', () => {
