@@ -7,10 +7,10 @@
  */
 import { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
-import { getRates, flagMarketRate, listCurrencies, storeMarketRate } from '../store/currencies.js';
+import { claimMarketAttempt, getRates, flagMarketRate, listCurrencies, storeMarketRate } from '../store/currencies.js';
 import type { Worker } from '../workers/loop.js';
 import { checkJump } from './sanity.js';
-import { DEFAULT_CADENCE, dueCodes } from './schedule.js';
+import { DEFAULT_CADENCE, dueCodes, intervalFor } from './schedule.js';
 import { RateSourceError, SETTLEMENT_CURRENCY, type RateSource } from './source.js';
 import { sourcesFromConfig } from './sources/index.js';
 
@@ -47,7 +47,12 @@ async function refreshDueRates(ctx: Ctx, sources: readonly RateSource[]): Promis
   const rows = await getRates(ctx.db, enabled);
   const lastAttempt = new Map<string, number>();
   for (const [code, row] of rows) if (row.market_attempt_at) lastAttempt.set(code, row.market_attempt_at.getTime());
-  const due = dueCodes(lastAttempt, enabled, nowMs, DEFAULT_CADENCE);
+  const candidates = dueCodes(lastAttempt, enabled, nowMs, DEFAULT_CADENCE);
+  // Another instance may have seen the same codes due: only the codes this one claims are fetched.
+  const due: string[] = [];
+  for (const code of candidates) {
+    if (await claimMarketAttempt(ctx.db, code, new Date(nowMs), new Date(nowMs - intervalFor(code, DEFAULT_CADENCE)))) due.push(code);
+  }
   if (due.length === 0) return 0;
 
   const { fetched, misses } = await fetchInOrder(ctx, sources, due);

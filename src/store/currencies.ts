@@ -120,3 +120,19 @@ export async function getCurrencyWithRate(q: Queryable, code: string): Promise<{
       : null,
   };
 }
+
+/**
+ * Claims this refresh of a currency for one instance: the attempt time moves to `at` only if the
+ * last attempt is older than `lastBefore` (or in the future, after a clock step back). Instances
+ * that lose the claim skip the code, so each due refresh is fetched once.
+ */
+export async function claimMarketAttempt(q: Queryable, code: string, at: Date, lastBefore: Date): Promise<boolean> {
+  const { rows } = await q.query(
+    `INSERT INTO rates (code, market_attempt_at, updated_at) VALUES ($1, $2, $2)
+     ON CONFLICT (code) DO UPDATE SET market_attempt_at = excluded.market_attempt_at, updated_at = excluded.updated_at
+       WHERE rates.market_attempt_at IS NULL OR rates.market_attempt_at <= $3 OR rates.market_attempt_at > $2
+     RETURNING code`,
+    [code, at, lastBefore],
+  );
+  return rows.length === 1;
+}

@@ -191,6 +191,20 @@ describe('cadence', () => {
   });
 });
 
+describe('several instances', () => {
+  it('two workers passing at the same moment fetch each due currency once', async () => {
+    const hh = await harness({ FX_SOURCES: 'cbr' });
+    await enable(hh, { RUB: '0', KZT: '0' });
+    const [a, b] = [rateRefresher(hh.ctx), rateRefresher(hh.ctx)];
+    const attempted = await Promise.all([a.runOnce(), b.runOnce()]);
+    expect(attempted[0] + attempted[1]).toBe(2);
+    expect(hits.length).toBeLessThanOrEqual(2);
+    hh.clock.advance(MINUTE);
+    const again = await Promise.all([a.runOnce(), b.runOnce()]);
+    expect(again[0] + again[1]).toBe(1); // only RUB is due, and only one worker takes it
+  });
+});
+
 describe('what is asked for', () => {
   it('only enabled currencies, never USD', async () => {
     const hh = await harness({ FX_SOURCES: 'cbr' });
