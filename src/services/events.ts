@@ -12,3 +12,17 @@ export async function emitEvent(q: Queryable, ctx: Ctx, order: OrderRow, event: 
   await insertEvent(q, { id, orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at) });
   return id;
 }
+
+/** The event that states an order's current status (Events table: order.updated for open orders). */
+export function currentStateEvent(o: OrderRow): EventKind {
+  switch (o.status) {
+    case 'Completed':
+      return 'order.completed';
+    case 'Canceled':
+      return 'order.cancelled';
+    case 'Dispute':
+      return 'order.appealed';
+    default:
+      return 'order.updated';
+  }
+}

@@ -28,15 +28,21 @@ export function providerMessageJanitor(ctx: Ctx): Worker {
   };
 }
 
-/** Created orders past expiresAt become Canceled/Expired; reservations orphaned by a crash are given up. */
+/** Created orders past expiresAt become Canceled/Expired. */
 export function expiryWorker(ctx: Ctx, batchSize = EXPIRY_BATCH): Worker {
+  return { name: 'expiry', runOnce: () => expireDueOrders(ctx, batchSize) };
+}
+
+/** A reservation older than the cascade can take belongs to a create that died mid-cascade. */
+export const STALE_PLACEMENT_MS = CASCADE_BUDGET_MS + 10_000;
+
+/** Gives up orphaned reservations, so a repeat of their orderRef can go ahead. */
+export function placementReaper(ctx: Ctx): Worker {
   return {
-    name: 'expiry',
-    async runOnce() {
+    name: 'placement-reaper',
+    runOnce() {
       const now = ctx.clock.now();
-      // A create that died mid-cascade leaves a reservation; past the cascade budget nobody will place it.
-      await failStalePlacements(ctx.db, new Date(now - CASCADE_BUDGET_MS - 10_000), new Date(now));
-      return expireDueOrders(ctx, batchSize);
+      return failStalePlacements(ctx.db, new Date(now - STALE_PLACEMENT_MS), new Date(now));
     },
   };
 }
@@ -48,6 +54,8 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   const deliveryLoop = startLoop(ctx, { name: delivery.name, runOnce: () => delivery.pump() }, DELIVERY_PERIOD_MS);
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
+    // Off the 200 ms expiry path: nothing here can be due sooner than 170 s after its create.
+    startLoop(ctx, placementReaper(ctx), 10_000),
     startLoop(ctx, nonceJanitor(ctx), 60_000),
     startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),

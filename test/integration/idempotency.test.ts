@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
-import { expiryWorker } from '../../src/workers/index.js';
+import { expiryWorker, placementReaper, STALE_PLACEMENT_MS } from '../../src/workers/index.js';
+import { claimRef } from '../../src/store/orderRefs.js';
+import { insertPendingOrder } from '../../src/store/orders.js';
 
 /*
  * Idempotency by orderRef (spec, POST /gw/v1/orders, rules 1–4) and the race it has to survive:
@@ -229,5 +231,35 @@ describe('scope of a reference', () => {
     const a = await create({ amount: 10, rail: 'Sbp' });
     const b = await create({ amount: 10, rail: 'Sbp' });
     expect(a.id).not.toBe(b.id);
+  });
+});
+
+describe('a create that died mid-cascade', () => {
+  it('leaves a reservation the reaper gives up after the cascade budget, so the reference can be used again', async () => {
+    const x = await createHarness();
+    try {
+      const d = await provisionDesk(x.app);
+      const ref = 'crashed-create';
+      const at = new Date(x.clock.now());
+      // What a create leaves behind when its process dies while providers are being asked.
+      await x.ctx.db.tx(async (q) => {
+        await claimRef(q, { deskId: d.id, ref, orderId: 'ord_orphan', amount: '100.00', currency: 'RUB', at });
+        await insertPendingOrder(q, {
+          id: 'ord_orphan', deskId: d.id, merchantId: d.merchantId, orderRef: ref, amount: '100.00', currency: 'RUB', rate: '91.80000000',
+          settledAmount: '1.08932462', method: 'Classic', rail: 'Sbp', sandbox: true, notifyUrl: 'https://merchant.example/cb',
+          successUrl: null, failUrl: null, backUrl: null, operator: null, lifetimeMinutes: 15, createdAt: at, expiresAt: new Date(at.getTime() + 900_000),
+        });
+      });
+      const reaper = placementReaper(x.ctx);
+      x.clock.advance(STALE_PLACEMENT_MS - 1000);
+      expect(await reaper.runOnce()).toBe(0);
+      x.clock.advance(2000);
+      expect(await reaper.runOnce()).toBe(1);
+      const res = await signed(x, d, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp', orderRef: ref }) });
+      expect(res.statusCode).toBe(201);
+      expect(json(res).result.id).not.toBe('ord_orphan');
+    } finally {
+      await x.close();
+    }
   });
 });

@@ -2,25 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { isoSeconds } from '../../domain/time.js';
-import { emitEvent } from '../../services/events.js';
-import type { EventKind } from '../../store/outbox.js';
+import { currentStateEvent, emitEvent } from '../../services/events.js';
 import { listOrderAttempts } from '../../store/outbox.js';
-import { getOrderById, type OrderRow } from '../../store/orders.js';
+import { getOrderById } from '../../store/orders.js';
 import { sendOk } from '../errors.js';
-
-/** The event that states an order's current status (Events table: order.updated for open orders). */
-export function currentStateEvent(o: OrderRow): EventKind {
-  switch (o.status) {
-    case 'Completed':
-      return 'order.completed';
-    case 'Canceled':
-      return 'order.cancelled';
-    case 'Dispute':
-      return 'order.appealed';
-    default:
-      return 'order.updated';
-  }
-}
 
 /** Callback attempt log and resend. */
 export async function adminCallbackRoutes(admin: FastifyInstance, ctx: Ctx): Promise<void> {
