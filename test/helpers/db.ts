@@ -24,17 +24,22 @@ const schemaHash = createHash('sha256')
   .digest('hex')
   .slice(0, 12);
 
-let pgliteTemplate: Promise<Blob> | null = null;
+const pgliteTemplates = new Map<boolean, Promise<Blob>>();
 
-async function pgliteTemplateDump(): Promise<Blob> {
-  pgliteTemplate ??= (async () => {
-    const db = await openPglite(undefined);
-    await migrate(db);
-    const dump = await db.dumpDataDir!();
-    await db.close();
-    return dump;
-  })();
-  return pgliteTemplate;
+/** A dump of a fresh embedded database, migrated or not, made once per process. */
+function pgliteTemplateDump(migrated: boolean): Promise<Blob> {
+  let t = pgliteTemplates.get(migrated);
+  if (!t) {
+    t = (async () => {
+      const db = await openPglite(undefined);
+      if (migrated) await migrate(db);
+      const dump = await db.dumpDataDir!();
+      await db.close();
+      return dump;
+    })();
+    pgliteTemplates.set(migrated, t);
+  }
+  return t;
 }
 
 let serverTemplate: Promise<string> | null = null;
@@ -79,7 +84,7 @@ function urlFor(database: string): string {
 export async function createTestDb(opts: { migrated?: boolean } = {}): Promise<TestDb> {
   const migrated = opts.migrated !== false;
   if (!serverUrl) {
-    const db = await openPglite(undefined, migrated ? { loadDataDir: await pgliteTemplateDump() } : {});
+    const db = await openPglite(undefined, { loadDataDir: await pgliteTemplateDump(migrated) });
     return { db, url: null, drop: () => db.close() };
   }
   const template = migrated ? await serverTemplateName() : null;
