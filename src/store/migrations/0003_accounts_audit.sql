@@ -50,3 +50,19 @@ END;
 $$;
 CREATE TRIGGER audit_entries_append_only BEFORE UPDATE OR DELETE ON audit_entries
   FOR EACH ROW EXECUTE FUNCTION audit_entries_append_only();
+
+-- Signed-in sessions of the cabinet and the back office, server-side so any instance serves any
+-- request and a sign-out or password change ends them at once. Only a hash of the cookie value is
+-- kept.
+CREATE TABLE sessions (
+  id_hash text PRIMARY KEY,
+  surface text NOT NULL CHECK (surface IN ('cabinet', 'office')),
+  account_id text NOT NULL,
+  created_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  revoked_at timestamptz,
+  user_agent text,
+  ip text
+);
+CREATE INDEX sessions_account ON sessions (surface, account_id) WHERE revoked_at IS NULL;
