@@ -23,6 +23,7 @@ import { createLogger, createRuntime } from '../src/runtime.js';
 import * as op from '../src/services/operator.js';
 import { createOrder } from '../src/services/createOrder.js';
 import { getDesk } from '../src/store/desks.js';
+import { getMerchant } from '../src/store/merchants.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -109,7 +110,7 @@ async function main() {
       method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0',
       callbackUrl: 'https://93.184.215.14/cb', callbacksEnabled: false, tariffId: null,
     });
-    const order = await createOrder(ctx, (await getDesk(ctx.db, d.id))!, { amount: 100, rail: 'Sbp' });
+    const order = await createOrder(ctx, (await getDesk(ctx.db, d.id))!, (await getMerchant(ctx.db, m.id))!, { amount: 100, rail: 'Sbp' });
     desks.push({ key: d.key, secret: d.secret, orderId: order.id });
   }
   const desksFile = join(work, 'desks.json');

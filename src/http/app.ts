@@ -53,6 +53,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('desk', null);
+  app.decorateRequest('merchant', null);
   app.decorateRequest('rawBody', null);
   app.decorateRequest('actor', null);
   const routes: RouteEntry[] = [];

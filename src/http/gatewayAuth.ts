@@ -2,12 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { deskAuthenticator } from '../services/deskAuth.js';
 import type { DeskRow } from '../store/desks.js';
+import type { MerchantRow } from '../store/merchants.js';
 import { rawBodyOf } from './rawBody.js';
 import { sendError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     desk: DeskRow | null;
+    /** The desk's merchant as authentication read it, with the desk, in the same statement. */
+    merchant: MerchantRow | null;
   }
 }
 
@@ -28,5 +31,6 @@ export function gatewayAuthHook(ctx: Ctx) {
     });
     if (!verdict.ok) return sendError(req, reply, verdict.refusal.code, verdict.refusal.detail);
     req.desk = verdict.desk;
+    req.merchant = verdict.merchant;
   };
 }

@@ -1,11 +1,11 @@
 import type { Ctx } from '../context.js';
 import { circuitKey, type ProviderView } from '../domain/providers.js';
-import { listCircuits, listProviders, type ProviderRow } from '../store/providers.js';
+import { listProvidersWithCircuits, type ProviderRow } from '../store/providers.js';
 import { visibleState, DEFAULT_BREAKER_CONFIG, type BreakerState } from '../domain/breaker.js';
 
 /** Providers as the cascade and the methods picture see them now, with their open circuits. */
 export async function loadProviderViews(ctx: Ctx): Promise<{ rows: ProviderRow[]; views: ProviderView[] }> {
-  const [rows, circuits] = await Promise.all([listProviders(ctx.db), listCircuits(ctx.db)]);
+  const { providers: rows, circuits } = await listProvidersWithCircuits(ctx.db);
   const now = ctx.clock.now();
   const cfg = { ...DEFAULT_BREAKER_CONFIG, ...ctx.config.breaker };
   const open = new Map<string, Set<string>>();

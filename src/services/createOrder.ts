@@ -8,13 +8,15 @@ import { newId } from '../ids.js';
 import { runCascade } from '../providers/cascade.js';
 import type { Queryable } from '../store/db.js';
 import type { DeskRow } from '../store/desks.js';
-import { getMerchant, type MerchantRow } from '../store/merchants.js';
+import type { MerchantRow } from '../store/merchants.js';
+import type { Cap } from '../domain/turnover.js';
 import { claimRef, lockRef, reassignRef } from '../store/orderRefs.js';
-import { getOrderById, insertPendingOrder, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
+import { getOrderById, insertPendingOrder, insertPendingOrderClaimingRef, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
 import { checkUrlRules } from './callbackUrls.js';
 import { expireIfDueInTx } from './orderActions.js';
-import { priceFor } from './gatewayReads.js';
-import { firstExceededCap } from './turnover.js';
+import { pricingOf } from './gatewayReads.js';
+import { getCurrencyWithRate } from '../store/currencies.js';
+import { capKeysOf, firstExceededCap } from './turnover.js';
 import { createView } from './orderViews.js';
 
 /** A repeat that finds the first create still placing its order polls for it this often, up to the cascade budget. */
@@ -28,7 +30,7 @@ function refuse(r: Refusal): never {
 }
 
 /** Steps 1–10 of the spec's validation order; the first failure answers. Returns the new order's terms. */
-async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: CreateOrderRequest, nowMs: number): Promise<Omit<NewOrder, 'id' | 'orderRef'>> {
+async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: CreateOrderRequest, nowMs: number): Promise<{ terms: Omit<NewOrder, 'id' | 'orderRef'>; caps: Cap[] }> {
   if (merchant.status === 'Blocked') throw new AppError('MERCHANT_INACTIVE', merchant.block_reason ?? 'the merchant account is blocked');
   if (!desk.enabled) throw new AppError('SHOP_INACTIVE', 'the cash desk is disabled by the merchant');
   if (desk.stop_reason) throw new AppError('SHOP_STOPPED', desk.stop_reason);
@@ -38,7 +40,10 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
   if (!urlCheck.ok) throw new AppError('INVALID_CALLBACK_URL', `${req.notifyUrl ? 'notifyUrl' : 'cash desk callback URL'}: ${urlCheck.reason}`);
   const rail = resolveRail(desk.method, desk.rails, req.rail, req.operator);
   if (!rail.ok) refuse(rail.refusal);
-  const { currency, pricing } = await priceFor(ctx, req.currency);
+  const scopeIds = { deskId: desk.id, merchantId: merchant.id, sandbox: merchant.status !== 'Active' };
+  // One statement: the currency, its rate and every turnover cap that can apply to the order.
+  const { currency, rate, caps } = await getCurrencyWithRate(ctx.db, req.currency, capKeysOf(scopeIds));
+  const pricing = pricingOf(ctx, currency, rate);
   const cur = checkCurrency(
     req.currency,
     { known: currency !== null, enabled: currency?.enabled ?? false, hasRateSource: pricing.priceable || pricing.reason === 'stale' },
@@ -50,9 +55,9 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
   const settled = settle(req.amount, pricing.rate);
   const limits = checkDeskLimits(settled, desk.min_usd, desk.max_usd);
   if (!limits.ok) refuse(limits.refusal);
-  const cap = await firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, sandbox: merchant.status !== 'Active' }, settled);
+  const cap = await firstExceededCap(ctx, scopeIds, settled, undefined, caps);
   if (cap) throw new AppError('TRAFFIC_LIMIT_REACHED', cap);
-  return {
+  const terms = {
     deskId: desk.id,
     merchantId: merchant.id,
     amount: fmt2(req.amount),
@@ -72,6 +77,7 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
     createdAt: new Date(nowMs),
     expiresAt: new Date(nowMs + req.lifetimeMinutes * 60_000),
   };
+  return { terms, caps };
 }
 
 /** Step 11: the reservation, or the order the reference already means (the spec's four idempotency rules). */
@@ -112,23 +118,28 @@ async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
 }
 
 /** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. Answers the create fields. */
-export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>) {
-  return createView(await createOrderRow(ctx, desk, body));
+export async function createOrder(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>) {
+  return createView(await createOrderRow(ctx, desk, merchant, body));
 }
 
-async function createOrderRow(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>): Promise<OrderRow> {
+async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>): Promise<OrderRow> {
   const parsed = parseCreateOrder(body);
   if (!parsed.ok) refuse(parsed.refusal);
   const req = parsed.value;
-  const merchant = await getMerchant(ctx.db, desk.merchant_id);
-  if (!merchant) throw new AppError('MERCHANT_INACTIVE', 'the merchant account does not exist');
-  const terms = await validate(ctx, desk, merchant, req, ctx.clock.now());
+  const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now());
 
+  // Step 11 in one statement when the reference is free (or there is none); the idempotency rules
+  // in a transaction of their own only when it is already held.
   let decision: Decision;
-  for (;;) {
-    decision = await ctx.db.tx((q) => reserve(q, ctx, terms, req.orderRef));
-    if (decision.kind !== 'wait') break;
-    await waitForPlacement(ctx, decision.orderId);
+  const fresh: NewOrder = { ...terms, id: newId('ord'), orderRef: req.orderRef };
+  if (await insertPendingOrderClaimingRef(ctx.db, fresh)) {
+    decision = { kind: 'new', order: fresh };
+  } else {
+    for (;;) {
+      decision = await ctx.db.tx((q) => reserve(q, ctx, terms, req.orderRef));
+      if (decision.kind !== 'wait') break;
+      await waitForPlacement(ctx, decision.orderId);
+    }
   }
   if (decision.kind === 'existing') return decision.order;
 
@@ -151,7 +162,7 @@ async function createOrderRow(ctx: Ctx, desk: DeskRow, body: Record<string, unkn
     },
     {
       approved,
-      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(order.settledAmount), 'provider'),
+      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(order.settledAmount), 'provider', caps),
     },
   );
   const now = new Date(ctx.clock.now());

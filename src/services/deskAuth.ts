@@ -3,7 +3,8 @@ import { DESK_KEY, precheckAuth, type AuthHeaders } from '../domain/auth.js';
 import type { Refusal } from '../domain/errors.js';
 import { DeskSecretCache } from '../deskSecrets.js';
 import { hmacHex, signatureMatches, signingStringWithBodyHash } from '../signing.js';
-import { getDeskByKey, type DeskRow } from '../store/desks.js';
+import { getDeskWithMerchantByKey, type DeskRow } from '../store/desks.js';
+import type { MerchantRow } from '../store/merchants.js';
 
 // Unknown keys still cost one HMAC, so timing does not tell a valid key from an invalid one.
 const DUMMY_SECRET = 'sk_unknown_key_dummy_secret_for_constant_work';
@@ -20,11 +21,12 @@ export interface SignedRequest {
 /** The spec's six checks, in order; the nonce is consumed only once checks 1–5 pass. */
 export function deskAuthenticator(ctx: Ctx) {
   const secrets = new DeskSecretCache(ctx.box);
-  return async function authenticateDesk(r: SignedRequest): Promise<{ ok: true; desk: DeskRow } | { ok: false; refusal: Refusal }> {
+  return async function authenticateDesk(r: SignedRequest): Promise<{ ok: true; desk: DeskRow; merchant: MerchantRow } | { ok: false; refusal: Refusal }> {
     const h = r.headers;
     const pre = precheckAuth(h, ctx.clock.now());
     if (pre) return { ok: false, refusal: pre };
-    const desk = DESK_KEY.test(h.key!) ? await getDeskByKey(ctx.db, h.key!) : null;
+    const found = DESK_KEY.test(h.key!) ? await getDeskWithMerchantByKey(ctx.db, h.key!) : null;
+    const desk = found?.desk ?? null;
     const secret = desk ? secrets.open(desk.secret_enc) : DUMMY_SECRET;
     const expected = hmacHex(secret, signingStringWithBodyHash(h.ts!, h.nonce!, r.method, r.path, r.bodySha256));
     if (!signatureMatches(h.sign!, expected) || !desk) {
@@ -33,6 +35,6 @@ export function deskAuthenticator(ctx: Ctx) {
     if (!(await ctx.nonces.claim(desk.key, h.nonce!))) {
       return { ok: false, refusal: { code: 'REPLAY_DETECTED', detail: 'nonce already used for this cash desk within 360 seconds' } };
     }
-    return { ok: true, desk };
+    return { ok: true, desk: found!.desk, merchant: found!.merchant };
   };
 }

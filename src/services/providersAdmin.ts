@@ -6,7 +6,7 @@ import type { Capability } from '../domain/providers.js';
 import { visibleState, type BreakerState } from '../domain/breaker.js';
 import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
-import { insertProvider, insertRequisites, listCircuits, listProviders, getProvider, setPausedManual, type ProviderRow } from '../store/providers.js';
+import { insertProvider, insertRequisites, listProvidersWithCircuits, getProvider, setPausedManual, type ProviderRow } from '../store/providers.js';
 import { PAYMENT_KEYS } from '../domain/payment.js';
 import { openAppealCountsByProvider } from '../store/appeals.js';
 import { breakerConfig } from '../providers/cascade.js';
@@ -69,7 +69,7 @@ export function providerView(p: ProviderRow, circuits: { method: string; rail: s
 }
 
 export async function listProviderViews(ctx: Ctx) {
-  const [rows, circuits, appeals] = await Promise.all([listProviders(ctx.db), listCircuits(ctx.db), openAppealCountsByProvider(ctx.db)]);
+  const [{ providers: rows, circuits }, appeals] = await Promise.all([listProvidersWithCircuits(ctx.db), openAppealCountsByProvider(ctx.db)]);
   const now = ctx.clock.now();
   const cfg = breakerConfig(ctx);
   return rows.map((p) =>

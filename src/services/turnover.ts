@@ -34,6 +34,15 @@ async function applicableCaps(q: Queryable, s: ScopeIds): Promise<Cap[]> {
   return (await capsFor(q, scopesOf(s))).filter((c) => c.scope !== 'platform' || !s.sandbox);
 }
 
+function appliesTo(c: Cap, s: ScopeIds): boolean {
+  if (c.scope === 'platform') return !s.sandbox;
+  if (c.scope === 'provider') return !!s.providerId && c.scopeId === s.providerId;
+  return c.scopeId === (c.scope === 'desk' ? s.deskId : s.merchantId);
+}
+
+/** The `scope:id` keys of an order's desk and merchant, for reading their caps with the order's other terms. */
+export const capKeysOf = (s: ScopeIds): string[] => [`desk:${s.deskId}`, `merchant:${s.merchantId}`];
+
 const idFor = (cap: Cap, s: ScopeIds): string =>
   cap.scope === 'desk' ? s.deskId : cap.scope === 'merchant' ? s.merchantId : cap.scope === 'provider' ? (s.providerId ?? '') : '';
 
@@ -41,9 +50,12 @@ const idFor = (cap: Cap, s: ScopeIds): string =>
  * Validation step 10: hard caps (not notify-only) whose window already holds completed + this order
  * above the cap. Reads one counter per cap; returns the D22 detail of the first cap exceeded.
  */
-export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal, only?: Scope): Promise<string | null> {
+export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal, only?: Scope, loaded?: readonly Cap[]): Promise<string | null> {
   const now = ctx.clock.now();
-  const caps = (await applicableCaps(ctx.db, s)).filter((c) => !c.notifyOnly && (only === undefined || c.scope === only));
+  // Caps read with the order's other terms apply as any: the platform's (not to sandbox orders),
+  // the desk's and merchant's, and the provider's of the one asked.
+  const all = loaded ? loaded.filter((c) => appliesTo(c, s)) : await applicableCaps(ctx.db, s);
+  const caps = all.filter((c) => !c.notifyOnly && (only === undefined || c.scope === only));
   for (const cap of caps) {
     if (cap.scope === 'provider' && !s.providerId) continue;
     const completed = await counterValue(ctx.db, cap.scope, idFor(cap, s), cap.window, windowStart(cap.window, now));

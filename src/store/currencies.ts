@@ -1,3 +1,5 @@
+import { CAP_ORDER, toCap, type LimitRow } from './turnover.js';
+import type { Cap } from '../domain/turnover.js';
 import type { Queryable } from './db.js';
 
 export interface CurrencyRow {
@@ -92,15 +94,24 @@ export async function flagMarketRate(q: Queryable, code: string, flag: string | 
 }
 
 /** A currency and its rate row in one round trip (order creation reads both for every order). */
-export async function getCurrencyWithRate(q: Queryable, code: string): Promise<{ currency: CurrencyRow | null; rate: RateRow | null }> {
-  const { rows } = await q.query<Omit<CurrencyRow, 'code' | 'updated_at'> & Omit<RateRow, 'code' | 'updated_at'> & { c_code: string | null; r_code: string | null; c_updated_at: Date; r_updated_at: Date }>(
+/**
+ * A currency with its rate, and, for order creation, in the same statement every turnover cap that
+ * can apply to the order: the platform's, every provider's, and those of the given desk and merchant
+ * (`scope:id` keys).
+ */
+export async function getCurrencyWithRate(q: Queryable, code: string, capKeys: string[] | null = null): Promise<{ currency: CurrencyRow | null; rate: RateRow | null; caps: Cap[] }> {
+  const { rows } = await q.query<Omit<CurrencyRow, 'code' | 'updated_at'> & Omit<RateRow, 'code' | 'updated_at'> & { c_code: string | null; r_code: string | null; c_updated_at: Date; r_updated_at: Date; caps: LimitRow[] | null }>(
     `SELECT c.code AS c_code, c.enabled, c.spread_percent, c.updated_at AS c_updated_at,
             r.code AS r_code, r.manual_rate, r.manual_set_at, r.market_rate, r.market_source, r.market_fetched_at,
-            r.market_attempt_at, r.market_flag, r.updated_at AS r_updated_at
+            r.market_attempt_at, r.market_flag, r.updated_at AS r_updated_at,
+            (SELECT json_agg(json_build_object('id', l.id, 'scope', l.scope, 'scope_id', l.scope_id, 'win', l.win, 'cap_usd', l.cap_usd::text,
+                                               'notify_only', l.notify_only) ORDER BY ${CAP_ORDER})
+               FROM turnover_limits l
+              WHERE $2::text[] IS NOT NULL AND (l.scope IN ('platform', 'provider') OR (l.scope || ':' || l.scope_id) = ANY($2::text[]))) AS caps
        FROM (SELECT $1::text AS code) k
        LEFT JOIN currencies c ON c.code = k.code
        LEFT JOIN rates r ON r.code = k.code`,
-    [code],
+    [code, capKeys],
   );
   const x = rows[0];
   return {
@@ -118,6 +129,7 @@ export async function getCurrencyWithRate(q: Queryable, code: string): Promise<{
           updated_at: x.r_updated_at,
         }
       : null,
+    caps: (x?.caps ?? []).map(toCap),
   };
 }
 

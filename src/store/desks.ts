@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import type { MerchantRow } from './merchants.js';
 
 export interface DeskRow {
   id: string;
@@ -103,4 +104,24 @@ export async function listDesks(q: Queryable, f: { merchantId: string | null; be
     [f.merchantId, f.beforeId ?? null, f.limit],
   );
   return rows;
+}
+
+/**
+ * Authentication's one read: the desk by its key with its merchant, so every later step of the
+ * request (the account checks of order creation, the balance) works from this row.
+ */
+export async function getDeskWithMerchantByKey(q: Queryable, key: string): Promise<{ desk: DeskRow; merchant: MerchantRow } | null> {
+  const { rows } = await q.query<DeskRow & { m_name: string; m_status: MerchantRow['status']; m_status_before_block: MerchantRow['status'] | null; m_block_reason: string | null; m_sandbox: boolean; m_balance: string; m_created_at: Date }>(
+    `SELECT d.*, m.name AS m_name, m.status AS m_status, m.status_before_block AS m_status_before_block, m.block_reason AS m_block_reason,
+            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at
+       FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1`,
+    [key],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, ...desk } = r;
+  return {
+    desk,
+    merchant: { id: desk.merchant_id, name: m_name, status: m_status, status_before_block: m_status_before_block, block_reason: m_block_reason, sandbox: m_sandbox, balance: m_balance, created_at: m_created_at },
+  };
 }

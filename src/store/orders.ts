@@ -59,15 +59,35 @@ export interface NewOrder {
   expiresAt: Date;
 }
 
+const PENDING_ORDER_COLUMNS = `id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status,
+       placement, sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, updated_at`;
+const PENDING_ORDER_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created', 'WaitingForPayment', 'pending', $11, $12, $13, $14, $15, $16, $17, $18, $19, $18`;
+const pendingOrderParams = (o: NewOrder) => [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox,
+  o.notifyUrl, o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt];
+
 /** The reservation: invisible ('pending') until the provider cascade has placed it. */
 export async function insertPendingOrder(q: Queryable, o: NewOrder): Promise<void> {
-  await q.query(
-    `INSERT INTO orders (id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status,
-       placement, sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created', 'WaitingForPayment', 'pending', $11, $12, $13, $14, $15, $16, $17, $18, $19, $18)`,
-    [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox, o.notifyUrl,
-      o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt],
+  await q.query(`INSERT INTO orders (${PENDING_ORDER_COLUMNS}) VALUES (${PENDING_ORDER_VALUES})`, pendingOrderParams(o));
+}
+
+/**
+ * The common case of a reservation in one statement: the order's reference is claimed (nobody
+ * holds it) and the pending order inserted, both or neither. Returns false when the reference is
+ * already held, which the caller settles with the idempotency rules.
+ */
+export async function insertPendingOrderClaimingRef(q: Queryable, o: NewOrder): Promise<boolean> {
+  if (o.orderRef === null) {
+    await insertPendingOrder(q, o);
+    return true;
+  }
+  const { rows } = await q.query(
+    `WITH claim AS (
+       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at) VALUES ($2, $4, $1, $5, $6, $18)
+       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1)
+     INSERT INTO orders (${PENDING_ORDER_COLUMNS}) SELECT ${PENDING_ORDER_VALUES} WHERE EXISTS (SELECT 1 FROM claim) RETURNING 1`,
+    pendingOrderParams(o),
   );
+  return rows.length === 1;
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */

@@ -24,11 +24,6 @@ export interface CircuitRow {
   updated_at: Date;
 }
 
-export async function listProviders(q: Queryable): Promise<ProviderRow[]> {
-  const { rows } = await q.query<ProviderRow>('SELECT * FROM providers ORDER BY priority, id');
-  return rows;
-}
-
 export async function getProvider(q: Queryable, id: string): Promise<ProviderRow | null> {
   const { rows } = await q.query<ProviderRow>('SELECT * FROM providers WHERE id = $1', [id]);
   return rows[0] ?? null;
@@ -68,7 +63,18 @@ export async function setPausedManual(q: Queryable, id: string, paused: boolean)
   return rows[0] ?? null;
 }
 
-export async function listCircuits(q: Queryable): Promise<CircuitRow[]> {
-  const { rows } = await q.query<CircuitRow>('SELECT * FROM provider_circuits');
-  return rows;
+
+/** Providers in priority order, each with its circuits, in one statement (the cascade and the methods picture read this on every request). */
+export async function listProvidersWithCircuits(q: Queryable): Promise<{ providers: ProviderRow[]; circuits: CircuitRow[] }> {
+  const { rows } = await q.query<ProviderRow & { circuits: CircuitRow[] | null }>(
+    `SELECT p.*, (SELECT json_agg(json_build_object('provider_id', c.provider_id, 'method', c.method, 'rail', c.rail, 'state', c.state, 'updated_at', c.updated_at))
+                    FROM provider_circuits c WHERE c.provider_id = p.id) AS circuits
+       FROM providers p ORDER BY p.priority, p.id`,
+  );
+  const circuits: CircuitRow[] = [];
+  const providers = rows.map(({ circuits: cs, ...p }) => {
+    for (const c of cs ?? []) circuits.push({ ...c, updated_at: new Date(c.updated_at) });
+    return p as ProviderRow;
+  });
+  return { providers, circuits };
 }

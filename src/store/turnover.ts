@@ -1,7 +1,7 @@
 import type { Queryable } from './db.js';
 import type { Cap, Scope, Window } from '../domain/turnover.js';
 
-interface LimitRow {
+export interface LimitRow {
   id: string;
   scope: Scope;
   scope_id: string | null;
@@ -11,7 +11,7 @@ interface LimitRow {
   created_at: Date;
 }
 
-const toCap = (r: LimitRow): Cap => ({ id: r.id, scope: r.scope, scopeId: r.scope_id, window: r.win, capUsd: r.cap_usd, notifyOnly: r.notify_only });
+export const toCap = (r: LimitRow): Cap => ({ id: r.id, scope: r.scope, scopeId: r.scope_id, window: r.win, capUsd: r.cap_usd, notifyOnly: r.notify_only });
 
 export async function insertLimit(q: Queryable, c: Cap, at: Date): Promise<Cap> {
   const { rows } = await q.query<LimitRow>(
@@ -32,9 +32,12 @@ export async function listLimits(q: Queryable): Promise<Cap[]> {
 }
 
 /** Caps that apply to the given scopes (platform caps always apply). */
+/** Caps in the order they are checked: the narrowest scope first (desk, merchant, provider, platform), then the oldest. */
+export const CAP_ORDER = `CASE l.scope WHEN 'desk' THEN 0 WHEN 'merchant' THEN 1 WHEN 'provider' THEN 2 ELSE 3 END, l.created_at, l.id`;
+
 export async function capsFor(q: Queryable, scopes: { scope: Scope; id: string }[]): Promise<Cap[]> {
   const { rows } = await q.query<LimitRow>(
-    `SELECT * FROM turnover_limits WHERE scope = 'platform' OR (scope || ':' || scope_id) = ANY($1::text[])`,
+    `SELECT * FROM turnover_limits l WHERE scope = 'platform' OR (scope || ':' || scope_id) = ANY($1::text[]) ORDER BY ${CAP_ORDER}`,
     [scopes.map((s) => `${s.scope}:${s.id}`)],
   );
   return rows.map(toCap);

@@ -22,7 +22,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     gw.get(
       '/methods',
       { schema: routeSchema({ ...signed, tags: ['desk'], operationId: 'getMethods', summary: 'What the cash desk can accept now', ok: { status: 200, result: S.Methods, description: 'the live picture' }, errors: AUTH }) },
-      async (req, reply) => sendOk(req, reply, await methodsFor(ctx, req.desk!)),
+      async (req, reply) => sendOk(req, reply, await methodsFor(ctx, req.desk!, req.merchant)),
     );
 
     gw.get(
@@ -45,7 +45,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     gw.get(
       '/balance',
       { schema: routeSchema({ ...signed, tags: ['desk'], operationId: 'getBalance', summary: 'The merchant balance, shared by its desks', ok: { status: 200, result: S.Balance, description: 'USD' }, errors: AUTH }) },
-      async (req, reply) => sendOk(req, reply, await balanceOf(ctx, req.desk!)),
+      async (req, reply) => sendOk(req, reply, balanceOf(req.merchant!)),
     );
 
     gw.post(
@@ -73,7 +73,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         // 30 per 10 s per desk key, 5 queued; counted after authentication so nobody can spend a desk's quota.
         const admission = await ctx.limits.orderCreate.take(req.desk!.key);
         if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-        return sendOk(req, reply, await createOrder(ctx, req.desk!, req.body), 201);
+        return sendOk(req, reply, await createOrder(ctx, req.desk!, req.merchant!, req.body), 201);
       },
     );
 
