@@ -5,7 +5,7 @@
  * tiny, stable subset of XML).
  */
 import { Decimal } from 'decimal.js';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 /** A market feed. Rates are units of the currency per 1 USD (e.g. RUB → 91.8). */
 export interface RateSource {
@@ -108,12 +108,15 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Uin
   if (!(timeoutMs > 0)) throw new RangeError(`httpGet: timeoutMs must be positive, got ${timeoutMs}`);
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  // Feeds are polled once a minute at most, longer than servers keep idle connections open;
+  // reusing one would risk a request on a socket the server is closing (or one left from an
+  // exchange that was cut short). One connection of its own for each request, closed after it.
+  const dispatcher = new Agent({ connections: 1 });
   try {
     const res = await request(url, {
       method: 'GET',
       signal,
-      // Feeds are polled once a minute at most, longer than servers keep idle connections open;
-      // reusing one would risk a request on a socket the server is closing. One connection each.
+      dispatcher,
       reset: true,
       headers: { 'user-agent': FEED_USER_AGENT, accept: options.accept ?? '*/*' },
     });
@@ -146,6 +149,8 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Uin
     }
     const detail = err instanceof Error ? describeNetworkError(err) : String(err);
     throw new RateSourceError(source, 'network', `GET ${url} failed: ${detail}`, { cause: err });
+  } finally {
+    void dispatcher.destroy().catch(() => {});
   }
 }
 
