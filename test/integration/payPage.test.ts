@@ -149,3 +149,18 @@ describe('hosted payment page', () => {
     }
   });
 });
+
+describe('closed orders', () => {
+  it('carry every payment key null once completed or cancelled, while a Payed order still shows them', async () => {
+    const EMPTY = { url: null, card: null, phone: null, account: null, iban: null, upiId: null, holder: null, bank: null };
+    const paid = await create({ amount: 10, rail: 'C2c' });
+    expect(json(await page(paid.id)).result.payment.card).toBe(paid.payment.card);
+    await admin(h.app, 'POST', `/orders/${paid.id}/simulate-payment`);
+    const done = await page(paid.id);
+    expect(json(done).result.payment).toEqual(EMPTY);
+    expect(done.body).not.toContain(paid.payment.card);
+    const cancelled = await create({ amount: 10, rail: 'Sbp' });
+    await signed(h, desk, `/gw/v1/orders/${cancelled.id}/cancel`, { method: 'POST', body: '{}' });
+    expect(json(await page(cancelled.id)).result.payment).toEqual(EMPTY);
+  });
+});

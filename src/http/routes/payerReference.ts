@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { payPageView } from '../../services/orderViews.js';
-import { parsePayerReference, recordPayerReference } from '../../services/providerEvents.js';
-import { getMerchant } from '../../store/merchants.js';
+import { reportPayerReference } from '../../services/payPage.js';
 import { sendOk, sendTooMany } from '../errors.js';
 import { rawBodyOf } from '../rawBody.js';
 import { jsonBody } from '../validate.js';
@@ -18,11 +16,8 @@ export async function payerReferenceRoutes(pay: FastifyInstance, ctx: Ctx): Prom
     const admission = await ctx.limits.payerReference.take(req.ip);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
     if (rawBodyOf(req.body).tooLarge) throw new AppError('PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
-    const ref = parsePayerReference(jsonBody(req.body).payerReference);
-    if (ref === null) throw new AppError('VALIDATION_ERROR', 'payerReference: must be 1 to 64 letters and digits (a UPI UTR is 12 digits)');
-    const id = (req.params as { id: string }).id;
-    const o = await recordPayerReference(ctx, id, ref);
-    const merchant = await getMerchant(ctx.db, o.merchant_id);
-    return sendOk(req, reply, payPageView(o, merchant?.name ?? null));
+    const reported = await reportPayerReference(ctx, (req.params as { id: string }).id, jsonBody(req.body).payerReference);
+    if (!reported.ok) throw new AppError(reported.refusal.code, reported.refusal.detail);
+    return sendOk(req, reply, reported.value);
   });
 }
