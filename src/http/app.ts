@@ -14,8 +14,8 @@ import { gatewayAppealRoutes } from './routes/gatewayAppeals.js';
 import { gatewayEventRoutes } from './routes/gatewayEvents.js';
 import { payRoutes } from './routes/pay.js';
 import { payerReferenceRoutes } from './routes/payerReference.js';
-import { payPageRoutes } from './routes/payPage.js';
 import { providerRoutes } from './routes/providers.js';
+import { webRoutes } from '../web/routes.js';
 
 export interface AppOptions {
   /** Readiness: /healthz answers 503 until this says the workers are running. */
@@ -87,6 +87,6 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     { prefix: '/api/pay' },
   );
   app.register(async (p) => providerRoutes(p, ctx), { prefix: '/providers/v1' });
-  app.register(async (p) => payPageRoutes(p, ctx));
+  app.register(async (p) => webRoutes(p, ctx));
   return app;
 }

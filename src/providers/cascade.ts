@@ -49,7 +49,7 @@ async function issueWith(ctx: Ctx, p: ProviderRow, o: CascadeOrder, timeoutMs: n
         method: o.method,
         rail: o.rail,
         currency: o.currency,
-        hostedPageUrl: `${ctx.config.publicBaseUrl}/pay/${o.orderId}`,
+        bankPageUrl: `${ctx.config.publicBaseUrl}/sandbox/bank/${o.orderId}`,
         random: Math.random,
       });
       return { kind: 'issued', payment };
