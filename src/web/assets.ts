@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
  * be cached for a year and never goes stale.
  */
 
-const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
 
 interface Asset {
   path: string;

@@ -32,6 +32,7 @@ export function document(p: PageShell): Html {
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${p.title}</title>
+<link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 ${(p.styles ?? []).map((s) => html`<link rel="stylesheet" href="${assetUrl(s)}">\n`)}${(p.scripts ?? []).map((s) => html`<script src="${assetUrl(s)}" defer></script>\n`)}${p.head}
 </head>
 <body${data}>
@@ -43,8 +44,7 @@ ${p.body}
 
 /**
  * Content-Security-Policy of every page: only our own scripts, styles, images and requests; no
- * inline script or style; forms post to ourselves only; never framed. `data:` images are allowed
- * for nothing we use today but keep the door shut for everything else.
+ * inline script or style; forms post to ourselves only; never framed.
  */
 export const PAGE_CSP = [
   "default-src 'none'",

@@ -1,7 +1,14 @@
+import { az } from './az.js';
 import { en, type MessageKey, type Messages } from './en.js';
+import { hi } from './hi.js';
+import { kk } from './kk.js';
+import { ko } from './ko.js';
+import { ru } from './ru.js';
+import { tr } from './tr.js';
+import { uz } from './uz.js';
 
 /** The payment page's languages, in the switcher's order (web spec: at least these eight). */
-export const LANGUAGES = { en } as const satisfies Record<string, Messages>;
+export const LANGUAGES = { en, ru, hi, tr, ko, kk, uz, az } as const satisfies Record<string, Messages>;
 
 export type Lang = keyof typeof LANGUAGES;
 export const DEFAULT_LANG: Lang = 'en';

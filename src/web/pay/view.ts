@@ -85,7 +85,8 @@ export function viewOf(p: PayPage): View {
 
 /** The `upi://pay` link every UPI app understands: payee address and name, amount, currency. */
 export function upiLink(upiId: string, holder: string | null, amount: string): string {
-  const q = [`pa=${encodeURIComponent(upiId)}`];
+  // UPI apps read the payee address with its '@' as is (NPCI's own examples); the rest is encoded.
+  const q = [`pa=${encodeURIComponent(upiId).replace(/%40/g, '@')}`];
   if (holder) q.push(`pn=${encodeURIComponent(holder)}`);
   q.push(`am=${amount}`, 'cu=INR');
   return `upi://pay?${q.join('&')}`;
@@ -160,17 +161,20 @@ function openBody(input: PayPageInput, kind: PayKind | null, amountText: string,
   const railless = kind === 'bankApp' || kind === 'counterparty' || kind === 'nationalQr';
   const rows = DETAIL_ORDER.filter(([k]) => p.payment[k] !== null).map(([k, label]) => detailRow(k, t(label), p.payment[k]!, t));
   const steps = kind ? STEPS[kind] : null;
-  return html`${rows.length > 0 && html`<section class="details" aria-labelledby="details-h">
+  const details = rows.length > 0 && html`<section class="details" aria-labelledby="details-h">
 <h2 id="details-h">${t('paymentDetails')}</h2>
 <dl>
 ${detailRow('amount', t('fieldAmount'), p.amount, t)}${rows}</dl>
-</section>`}
-${input.qrSvg && html`<figure class="qr">${raw(input.qrSvg)}<figcaption>${kind === 'upi' ? t('upi1') : t('scanWithPhone')}</figcaption></figure>`}
-${railless && p.payment.url && html`<p class="cta"><a class="button" id="pay-link" href="${p.payment.url}">${t('openPayment')}</a></p>`}
-${steps && html`<section class="steps" aria-labelledby="steps-h">
+</section>`;
+  const qr = input.qrSvg && html`<figure class="qr">${raw(input.qrSvg)}<figcaption>${kind === 'upi' ? t('qrUpiLabel', { amount: amountText }) : t('scanWithPhone')}</figcaption></figure>`;
+  const cta = railless && p.payment.url && html`<p class="cta"><a class="button" id="pay-link" href="${p.payment.url}">${t('openPayment')}</a></p>`;
+  const howTo = steps && html`<section class="steps" aria-labelledby="steps-h">
 <h2 id="steps-h">${t('howToPay')}: ${t(steps.title)}</h2>
 <ol>${steps.steps.map((s) => html`<li>${t(s, { amount: amountText })}</li>`)}</ol>
-</section>`}
+</section>`;
+  // Without rails the provider's link is the way to pay, so it comes first; with rails the steps
+  // say what to do with the details that follow them.
+  return html`${railless ? html`${cta}${qr}${howTo}` : html`${howTo}${qr}${details}`}
 ${kind === 'upi' && utrForm(input, self)}
 <p class="live" id="live" role="status">${t('liveNote')}</p>`;
 }
