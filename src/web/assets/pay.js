@@ -41,6 +41,12 @@
     return ok;
   }
 
+  // A completed order leads on to the shop's success page, a cancelled one to its fail page.
+  var redirect = body.dataset.redirect;
+  if (redirect && /^https?:\/\//i.test(redirect)) {
+    setTimeout(function () { window.location.assign(redirect); }, (Number(body.dataset.redirectAfter) || 5) * 1000);
+  }
+
   // Deadline in the customer's own time zone, with the server's UTC beside it.
   var deadline = document.getElementById('deadline');
   var expires = Date.parse(body.dataset.expires || '');

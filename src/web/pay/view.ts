@@ -107,19 +107,22 @@ export function renderPayPage(input: PayPageInput): Html {
   const kind = payKind(p.method, p.rail);
   const self = `/pay/${p.id}?lang=${lang}`;
 
+  // Without JavaScript an open page reloads itself to follow the order. The move on to the shop
+  // after success or cancellation is the script's (a timed meta refresh fails WCAG 2.2.1); the
+  // button is there either way.
   let head: Html | null = null;
-  if (view === 'completed' && p.successUrl) head = html`<meta http-equiv="refresh" content="${`${SUCCESS_REDIRECT_S}; url=${p.successUrl}`}">`;
-  else if (view === 'cancelled' && p.failUrl) head = html`<meta http-equiv="refresh" content="${`${FAIL_REDIRECT_S}; url=${p.failUrl}`}">`;
-  else if (view === 'open' || view === 'payed') {
+  if (view === 'open' || view === 'payed') {
     const every = kind === 'upi' ? NOSCRIPT_REFRESH_UPI_S : NOSCRIPT_REFRESH_S;
     head = html`<noscript><meta http-equiv="refresh" content="${String(every)}"></noscript>`;
   }
+  const redirect = view === 'completed' ? p.successUrl : view === 'cancelled' ? p.failUrl : null;
+  const redirectAfter = view === 'completed' ? SUCCESS_REDIRECT_S : FAIL_REDIRECT_S;
 
   const body = html`<main class="pay">
 ${p.sandbox && html`<p class="sandbox" role="note">${t('sandboxBanner')}</p>`}
 <header class="summary${view === 'open' ? '' : ' muted'}">
 <h1 class="merchant">${t('payTo', { merchant })}</h1>
-<p class="label">${t('amountToPay')}</p>
+<p class="label">${view === 'open' ? t('amountToPay') : t('fieldAmount')}</p>
 <p class="amount" id="amount">${amountText}</p>
 <p class="currency">${p.amount} ${p.currency}${view === 'open' && html` · ${t('payExactly')}`}</p>
 ${view === 'open' && timer(p, lang, t, now)}
@@ -144,6 +147,8 @@ ${languageSwitcher(p.id, lang, t)}
       remaining: String(Math.max(0, new Date(p.expiresAt).getTime() - now)),
       copied: t('copied'),
       'time-up': t('timeUp'),
+      redirect,
+      'redirect-after': redirect ? String(redirectAfter) : null,
     },
     body,
   });
@@ -201,6 +206,16 @@ ${error && html`<p class="error" id="utr-error" role="alert">${error}</p>`}
 </section>`;
 }
 
+/** State icons drawn as SVG, so they never depend on the customer's fonts having a glyph. */
+const svgIcon = (d: string) => `<svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"><path d="${d}"/></svg>`;
+const ICONS: Record<Exclude<View, 'open'>, string> = {
+  completed: svgIcon('M5 12.5l4.5 4.5L19 7.5'),
+  payed: svgIcon('M12 7v5l3 2'),
+  dispute: svgIcon('M12 7v6M12 17h.01'),
+  expired: svgIcon('M12 7v5l3 2M12 21a9 9 0 1 1 0-18 9 9 0 0 1 0 18z'),
+  cancelled: svgIcon('M7 7l10 10M17 7L7 17'),
+};
+
 const STATE_TEXT: Record<Exclude<View, 'open'>, { title: MessageKey; text: MessageKey }> = {
   payed: { title: 'payedTitle', text: 'payedText' },
   completed: { title: 'completedTitle', text: 'completedText' },
@@ -214,7 +229,7 @@ function closedBody(input: PayPageInput, view: Exclude<View, 'open'>, self: stri
   const s = STATE_TEXT[view];
   const to = view === 'completed' ? p.successUrl : view === 'expired' || view === 'cancelled' ? p.failUrl : null;
   return html`<section class="state state-${view}" id="state" role="status">
-<div class="icon" aria-hidden="true"></div>
+<div class="icon" aria-hidden="true">${raw(ICONS[view])}</div>
 <h2>${t(s.title)}</h2>
 <p>${t(s.text, { merchant: p.merchant.displayName ?? '' })}</p>
 ${view === 'completed' && p.successUrl && html`<p class="small">${t('redirecting')}</p>`}
@@ -237,6 +252,6 @@ export function renderNotFound(lang: Lang, t: Translate): Html {
     lang,
     title: t('notFoundTitle'),
     styles: ['pay.css'],
-    body: html`<main class="pay"><section class="state state-cancelled"><div class="icon" aria-hidden="true"></div><h1>${t('notFoundTitle')}</h1><p>${t('notFoundText')}</p></section></main>`,
+    body: html`<main class="pay"><section class="state state-cancelled"><div class="icon" aria-hidden="true">${raw(ICONS.cancelled)}</div><h1>${t('notFoundTitle')}</h1><p>${t('notFoundText')}</p></section></main>`,
   });
 }
