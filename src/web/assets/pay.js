@@ -44,6 +44,8 @@
   // A completed order leads on to the shop's success page, a cancelled one to its fail page.
   var redirect = body.dataset.redirect;
   if (redirect && /^https?:\/\//i.test(redirect)) {
+    var note = document.getElementById('redirecting');
+    if (note) note.hidden = false;
     setTimeout(function () { window.location.assign(redirect); }, (Number(body.dataset.redirectAfter) || 5) * 1000);
   }
 

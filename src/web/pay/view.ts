@@ -232,10 +232,16 @@ function closedBody(input: PayPageInput, view: Exclude<View, 'open'>, self: stri
 <div class="icon" aria-hidden="true">${raw(ICONS[view])}</div>
 <h2>${t(s.title)}</h2>
 <p>${t(s.text, { merchant: p.merchant.displayName ?? '' })}</p>
-${view === 'completed' && p.successUrl && html`<p class="small">${t('redirecting')}</p>`}
+${redirectNote(view, p, t)}
 ${to ? html`<p class="cta"><a class="button" id="to-shop" href="${to}">${t('backToShop')}</a></p>` : view !== 'payed' && html`<p class="small">${t('closePage')}</p>`}
 </section>
 ${view === 'payed' && payKind(p.method, p.rail) === 'upi' && utrForm(input, self)}`;
+}
+
+/** "Taking you back to the shop": only true when the script will do it, so the script shows it. */
+function redirectNote(view: View, p: PayPage, t: Translate): Html | null {
+  if (view !== 'completed' || !p.successUrl) return null;
+  return html`<p class="small" id="redirecting" hidden>${t('redirecting')}</p>`;
 }
 
 function languageSwitcher(id: string, current: Lang, t: Translate): Html {
