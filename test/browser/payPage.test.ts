@@ -202,6 +202,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
       await screenshot(page, 'sandbox-bank-phone');
       await page.click('#bank-pay');
       await page.waitForSelector('.state-completed');
+      await screenshot(page, 'completed-phone');
       expect(page.url()).toBe(`${h.origin}/pay/${o.id}?lang=en`);
     } finally {
       await context.close();
@@ -225,9 +226,10 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-    const again = await open(`/pay/${o.id}?lang=ru`);
+    const again = await open(`/pay/${o.id}?lang=hi`);
     try {
-      expect(await again.page.locator('.state-expired h2').textContent()).toContain('истекло');
+      expect(await again.page.locator('.state-expired h2').textContent()).toContain('समाप्त');
+      await screenshot(again.page, 'expired-hi-phone');
     } finally {
       await again.context.close();
     }

@@ -101,6 +101,21 @@ describe('payment page over HTTP', () => {
     expect(res.body.replace(/<[^>]*>/g, '')).not.toMatch(/Cancel/i);
   });
 
+  it('a paid order being confirmed says so, hides the details and still takes the UTR', async () => {
+    const live = await provisionDesk(h.app, { merchant: { name: 'Live Chai', approve: true, sandbox: false }, desk: { method: 'CrossBorder', rails: ['Upi'], currencies: ['INR'] }, currencies: { INR: '83.2' } });
+    const p = await admin(h.app, 'POST', '/providers', { name: 'UPI pool', kind: 'pool', capabilities: [{ method: 'CrossBorder', rail: 'Upi', currency: 'INR', min: '0', max: '0' }], requisites: [{ upiId: 'store@upi', holder: 'Store Owner' }] });
+    expect(p.statusCode, p.body).toBe(201);
+    const o = await order(live, { amount: 832, currency: 'INR' });
+    await admin(h.app, 'POST', `/orders/${o.id}/report-payment`, {});
+    const res = await get(`/pay/${o.id}`);
+    expect(res.body).toContain('Confirming your payment');
+    expect(res.body).not.toContain('store@upi');
+    expect(res.body).not.toContain('class="sandbox"');
+    expect(res.body).toContain('name="payerReference"');
+    // the data endpoint still carries them while the money may be on its way
+    expect(json(await get(`/api/pay/${o.id}`)).result.payment.upiId).toBe('store@upi');
+  });
+
   it('weighs under 50 KB with its stylesheet, script and QR code', async () => {
     const o = await order(upi, { amount: 99999.99, currency: 'INR' });
     const res = await get(`/pay/${o.id}`);

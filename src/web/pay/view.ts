@@ -118,7 +118,7 @@ export function renderPayPage(input: PayPageInput): Html {
   const redirect = view === 'completed' ? p.successUrl : view === 'cancelled' ? p.failUrl : null;
   const redirectAfter = view === 'completed' ? SUCCESS_REDIRECT_S : FAIL_REDIRECT_S;
 
-  const body = html`<main class="pay">
+  const body = html`<main class="pay ${view}">
 ${p.sandbox && html`<p class="sandbox" role="note">${t('sandboxBanner')}</p>`}
 <header class="summary${view === 'open' ? '' : ' muted'}">
 <h1 class="merchant">${t('payTo', { merchant })}</h1>
