@@ -195,11 +195,12 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
 
   it('a bank-app order leads to the sandbox bank, whose "pay" completes the order and returns to the page', async () => {
     const o = await createOrder(h, CASES.find((c) => c.name === 'BankApp')!);
-    const { context, page } = await open(`/pay/${o.id}?lang=en`);
+    const { context, page, seen } = await open(`/pay/${o.id}?lang=en`);
     try {
       await page.click('#pay-link');
       expect(page.url()).toBe(`${o.payment.url}`);
       await screenshot(page, 'sandbox-bank-phone');
+      await commonChecks(page, seen);
       await page.click('#bank-pay');
       await page.waitForSelector('.state-completed');
       await screenshot(page, 'completed-phone');

@@ -56,7 +56,8 @@
     try {
       var local = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(expires));
       var utc = deadline.textContent;
-      if (local !== utc) deadline.textContent = local + ' (' + utc + ')';
+      // Some languages already bracket the zone name ("12:30 (UTC)"), so a dot separates the two.
+      if (local !== utc) deadline.textContent = local + ' · ' + utc;
     } catch (e) { /* keep the server's UTC time */ }
   }
 
