@@ -53,6 +53,9 @@ async function commonChecks(page: Page, seen: ReturnType<typeof watch>) {
 
 const KEYS = ['card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const;
 
+// Pages wait on 4 s polls and a 10 s move on to failUrl, on machines whose CPUs are shared.
+const SLOW = 90_000;
+
 describe.skipIf(!hasChromium)('payment page in Chromium', () => {
   for (const c of CASES) {
     it(`${c.name}: amount, details with copy buttons, instructions and countdown at phone and desktop widths`, async () => {
@@ -100,7 +103,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
           await context.close();
         }
       }
-    });
+    }, SLOW);
   }
 
   it('a copy button puts the bare value on the clipboard and says so', async () => {
@@ -115,7 +118,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 
   it('speaks the language of ?lang=, then of Accept-Language, and switches by plain links', async () => {
     const o = await createOrder(h, CASES[0]!);
@@ -148,7 +151,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
         await p.context.close();
       }
     }
-  });
+  }, SLOW);
 
   it('takes the UTR with and without JavaScript, shows it back, and refuses a malformed one', async () => {
     const upi = CASES.find((c) => c.name.includes('Upi'))!;
@@ -172,7 +175,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
         await context.close();
       }
     }
-  });
+  }, SLOW);
 
   it('switches to success by itself after the payment, then leads on to successUrl', async () => {
     const successUrl = `${h.origin}/healthz?shop=thanks`;
@@ -191,7 +194,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 
   it('a bank-app order leads to the sandbox bank, whose "pay" completes the order and returns to the page', async () => {
     const o = await createOrder(h, CASES.find((c) => c.name === 'BankApp')!);
@@ -208,7 +211,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 
   it('says "expired" when time runs out, live and on a fresh load, and shows no details', async () => {
     const o = await createOrder(h, CASES[1]!, { lifetimeMinutes: 5 });
@@ -234,7 +237,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await again.context.close();
     }
-  });
+  }, SLOW);
 
   it('says a cancelled order is cancelled and leads on to failUrl', async () => {
     const failUrl = `${h.origin}/healthz?shop=failed`;
@@ -254,7 +257,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 
   it('works without JavaScript: no copy buttons to press, a refresh keeps it current', async () => {
     const o = await createOrder(h, CASES[0]!);
@@ -266,7 +269,7 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 
   it('weighs under 50 KB with its stylesheet, script and QR code', async () => {
     const o = await createOrder(h, CASES.find((c) => c.name.includes('Upi'))!);
@@ -279,6 +282,6 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     } finally {
       await context.close();
     }
-  });
+  }, SLOW);
 });
 

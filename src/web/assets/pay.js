@@ -21,12 +21,25 @@
     var done = function () {
       var label = b.textContent;
       b.textContent = body.dataset.copied || 'Copied';
+      announce(b.textContent);
       b.classList.add('done');
       setTimeout(function () { b.textContent = label; b.classList.remove('done'); }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text) && done(); });
     } else if (fallbackCopy(text)) done();
+  }
+  // The button's new label is not read out by screen readers; a polite live region is.
+  var status = null;
+  function announce(text) {
+    if (!status) {
+      status = document.createElement('p');
+      status.className = 'offscreen';
+      status.setAttribute('role', 'status');
+      document.body.appendChild(status);
+    }
+    status.textContent = '';
+    setTimeout(function () { status.textContent = text; }, 50);
   }
   function fallbackCopy(text) {
     var t = document.createElement('textarea');
