@@ -9,7 +9,7 @@ import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { adminRoutes } from './routes/admin.js';
 import { payRoutes } from './routes/pay.js';
-import { payPageRoutes } from './routes/payPage.js';
+import { webRoutes } from '../web/routes.js';
 import { providerRoutes } from './routes/providers.js';
 import { registerOpenApi } from './openapi.js';
 import { docsRoutes } from './docs.js';
@@ -119,7 +119,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
       { prefix: '/api/pay' },
     );
     await root.register(providerRoutes(ctx), { prefix: '/providers/v1' });
-    await root.register(async (p) => payPageRoutes(p, ctx));
+    await root.register(async (p) => webRoutes(p, ctx));
   });
   return app as unknown as FastifyInstance;
 }

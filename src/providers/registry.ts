@@ -29,7 +29,7 @@ const sandbox: ProviderKind = {
         method: o.method,
         rail: o.rail,
         currency: o.currency,
-        hostedPageUrl: `${ctx.config.publicBaseUrl}/pay/${o.orderId}`,
+        bankPageUrl: `${ctx.config.publicBaseUrl}/sandbox/bank/${o.orderId}`,
         random: Math.random,
       });
       return { kind: 'issued', payment };

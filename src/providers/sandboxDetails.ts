@@ -17,7 +17,7 @@ export interface SandboxDetailsInput {
   method: string;
   rail: string | null;
   currency: string;
-  hostedPageUrl: string;
+  bankPageUrl: string;
   random: () => number;
 }
 
@@ -252,14 +252,16 @@ const CROSS_BORDER_CURRENCIES: Record<string, readonly string[]> = {
  * first (D11, D15, D16), so reaching here with one is a bug, not a business outcome.
  */
 export function sandboxPaymentDetails(input: SandboxDetailsInput): Payment {
-  const { method, rail, currency, hostedPageUrl, random } = input;
+  const { method, rail, currency, bankPageUrl, random } = input;
 
   if (RAILLESS_METHODS.has(method)) {
     if (rail !== null) throw new Error(`method ${method} has no rails (D11), got rail ${rail}`);
-    if (hostedPageUrl === '') throw new Error(`method ${method} needs a hosted page URL`);
-    // The page carries everything the customer needs (bank app hand-off, the legal entity's
-    // requisites, the QR code); none of those fit the other keys, so only `url` is filled.
-    return { ...EMPTY, url: hostedPageUrl };
+    if (bankPageUrl === '') throw new Error(`method ${method} needs a simulated bank page URL`);
+    // A live provider hands the customer to the bank's own page (bank app hand-off, the legal
+    // entity's requisites, the QR code); the sandbox hands them to a simulated bank page where a
+    // tester can pay. Never the payment page itself, which would link back to itself. None of
+    // that fits the other keys, so only `url` is filled.
+    return { ...EMPTY, url: bankPageUrl };
   }
 
   if (method === 'Classic' || method === 'WhiteTriangle') {

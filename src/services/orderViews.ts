@@ -60,8 +60,17 @@ export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): 
 }
 
 /**
+ * Statuses in which the customer may still need the payment details: waiting for the payment, or
+ * paid and being confirmed. Completed, cancelled, expired and disputed orders take no more money,
+ * so their details are never shown again (web spec, "Payment page").
+ */
+export function showsPaymentDetails(status: OrderRow['status']): boolean {
+  return status === 'Created' || status === 'Payed';
+}
+
+/**
  * The payment page's fields, as `GET /api/pay/{id}` answers them: what the customer needs to pay and
- * a display name, nothing else about the merchant.
+ * a display name, nothing else about the merchant. A closed order carries every payment key null.
  */
 export function payPageView(o: OrderRow, merchantName: string | null) {
   return {
@@ -72,7 +81,7 @@ export function payPageView(o: OrderRow, merchantName: string | null) {
     currency: o.currency,
     method: o.method,
     rail: o.rail,
-    payment: paymentView(o.payment),
+    payment: paymentView(showsPaymentDetails(o.status) ? o.payment : null),
     payerReference: o.payer_reference,
     expiresAt: isoSeconds(o.expires_at),
     successUrl: o.success_url ?? o.back_url,

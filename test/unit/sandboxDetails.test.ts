@@ -17,7 +17,7 @@ function seeded(seed: number): () => number {
 const ALL_KEYS = ['url', 'card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const;
 type Key = (typeof ALL_KEYS)[number];
 
-const HOSTED = 'https://pay.example.test/p/ord_01HZX';
+const HOSTED = 'https://pay.example.test/sandbox/bank/ord_01HZX';
 
 const RU_PHONE = /^\+79\d{9}$/;
 const KZ_PHONE = /^\+77(0[0-8]|47|7[15678])\d{7}$/;
@@ -199,7 +199,7 @@ const CASES: Case[] = [
 ];
 
 function details(c: Case, random: () => number): Payment {
-  return sandboxPaymentDetails({ method: c.method, rail: c.rail, currency: c.currency, hostedPageUrl: HOSTED, random });
+  return sandboxPaymentDetails({ method: c.method, rail: c.rail, currency: c.currency, bankPageUrl: HOSTED, random });
 }
 
 function expectShape(c: Case, p: Payment): void {
@@ -250,8 +250,8 @@ describe('sandboxPaymentDetails', () => {
     const mir = new Set<string>();
     const kz = new Set<string>();
     for (let seed = 1; seed <= 500; seed++) {
-      mir.add(sandboxPaymentDetails({ method: 'Classic', rail: 'C2c', currency: 'RUB', hostedPageUrl: HOSTED, random: seeded(seed) }).card!.slice(0, 4));
-      kz.add(sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'KZT', hostedPageUrl: HOSTED, random: seeded(seed) }).card![0]!);
+      mir.add(sandboxPaymentDetails({ method: 'Classic', rail: 'C2c', currency: 'RUB', bankPageUrl: HOSTED, random: seeded(seed) }).card!.slice(0, 4));
+      kz.add(sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'KZT', bankPageUrl: HOSTED, random: seeded(seed) }).card![0]!);
     }
     expect([...mir].sort()).toEqual(['2200', '2201', '2202', '2203', '2204']);
     expect([...kz].sort()).toEqual(['4', '5']);
@@ -266,10 +266,10 @@ describe('sandboxPaymentDetails', () => {
 
   it('picks the country of a CrossBorder C2c card by currency', () => {
     const az = Array.from({ length: 50 }, (_, i) =>
-      sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'AZN', hostedPageUrl: HOSTED, random: seeded(i) }).bank,
+      sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'AZN', bankPageUrl: HOSTED, random: seeded(i) }).bank,
     );
     const kz = Array.from({ length: 50 }, (_, i) =>
-      sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'KZT', hostedPageUrl: HOSTED, random: seeded(i) }).bank,
+      sandboxPaymentDetails({ method: 'CrossBorder', rail: 'C2c', currency: 'KZT', bankPageUrl: HOSTED, random: seeded(i) }).bank,
     );
     expect(az).toContain('Kapital Bank');
     expect(az).not.toContain('Kaspi Bank');
@@ -278,8 +278,8 @@ describe('sandboxPaymentDetails', () => {
   });
 
   it('throws on combinations order validation refuses first', () => {
-    const call = (method: string, rail: string | null, currency: string, hostedPageUrl = HOSTED) => () =>
-      sandboxPaymentDetails({ method, rail, currency, hostedPageUrl, random: seeded(1) });
+    const call = (method: string, rail: string | null, currency: string, bankPageUrl = HOSTED) => () =>
+      sandboxPaymentDetails({ method, rail, currency, bankPageUrl, random: seeded(1) });
     expect(call('Classic', 'Upi', 'RUB')).toThrow(/no rail Upi/);
     expect(call('Classic', null, 'RUB')).toThrow(/no rail null/);
     expect(call('MobileCommerce', 'Sbp', 'RUB')).toThrow(/no rail Sbp/);
@@ -287,13 +287,13 @@ describe('sandboxPaymentDetails', () => {
     expect(call('CrossBorder', 'Upi', 'KZT')).toThrow(/serves INR, not KZT/);
     expect(call('CrossBorder', 'C2c', 'UZS')).toThrow(/serves AZN, KZT, not UZS/);
     expect(call('BankApp', 'Sbp', 'RUB')).toThrow(/has no rails/);
-    expect(call('NationalQr', null, 'RUB', '')).toThrow(/hosted page URL/);
+    expect(call('NationalQr', null, 'RUB', '')).toThrow(/simulated bank page URL/);
     expect(call('Payout', null, 'RUB')).toThrow(/unknown method/);
   });
 
   it('rejects a random() outside [0, 1) instead of indexing past a list', () => {
     expect(() =>
-      sandboxPaymentDetails({ method: 'Classic', rail: 'Sbp', currency: 'RUB', hostedPageUrl: HOSTED, random: () => 1 }),
+      sandboxPaymentDetails({ method: 'Classic', rail: 'Sbp', currency: 'RUB', bankPageUrl: HOSTED, random: () => 1 }),
     ).toThrow(RangeError);
   });
 });
@@ -315,7 +315,7 @@ describe('isLuhnValid', () => {
   it('rejects any single changed digit of a generated card (property)', () => {
     fc.assert(
       fc.property(fc.integer(), fc.nat(15), fc.integer({ min: 1, max: 9 }), (seed, position, delta) => {
-        const card = sandboxPaymentDetails({ method: 'Classic', rail: 'C2c', currency: 'RUB', hostedPageUrl: HOSTED, random: seeded(seed) }).card!;
+        const card = sandboxPaymentDetails({ method: 'Classic', rail: 'C2c', currency: 'RUB', bankPageUrl: HOSTED, random: seeded(seed) }).card!;
         expect(isLuhnValid(card)).toBe(true);
         const changed = String((Number(card[position]) + delta) % 10);
         const corrupted = card.slice(0, position) + changed + card.slice(position + 1);
@@ -351,7 +351,7 @@ describe('isIbanValid', () => {
     // swap in the alias, and confirm a bare remainder test passes but isIbanValid does not.
     const byCheck = new Map<string, string>();
     for (let seed = 0; byCheck.size < 2 && seed < 100_000; seed++) {
-      const iban = sandboxPaymentDetails({ method: 'CrossBorder', rail: 'Iban', currency: 'TRY', hostedPageUrl: HOSTED, random: seeded(seed) }).iban!;
+      const iban = sandboxPaymentDetails({ method: 'CrossBorder', rail: 'Iban', currency: 'TRY', bankPageUrl: HOSTED, random: seeded(seed) }).iban!;
       const check = iban.slice(2, 4);
       if ((check === '98' || check === '02') && !byCheck.has(check)) byCheck.set(check, iban);
     }
@@ -371,7 +371,7 @@ describe('isIbanValid', () => {
   it('rejects any single changed digit of a generated Turkish IBAN (property)', () => {
     fc.assert(
       fc.property(fc.integer(), fc.integer({ min: 2, max: 25 }), fc.integer({ min: 1, max: 9 }), (seed, position, delta) => {
-        const iban = sandboxPaymentDetails({ method: 'CrossBorder', rail: 'Iban', currency: 'TRY', hostedPageUrl: HOSTED, random: seeded(seed) }).iban!;
+        const iban = sandboxPaymentDetails({ method: 'CrossBorder', rail: 'Iban', currency: 'TRY', bankPageUrl: HOSTED, random: seeded(seed) }).iban!;
         expect(isIbanValid(iban)).toBe(true);
         const changed = String((Number(iban[position]) + delta) % 10);
         const corrupted = iban.slice(0, position) + changed + iban.slice(position + 1);

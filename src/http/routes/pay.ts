@@ -51,7 +51,11 @@ export function payRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           extra: TOO_MANY,
         }),
       },
-      async (req, reply) => sendOk(req, reply, await reportPayerReference(ctx, req.params.id, req.body.payerReference)),
+      async (req, reply) => {
+        const reported = await reportPayerReference(ctx, req.params.id, req.body.payerReference);
+        if (!reported.ok) throw new AppError(reported.refusal.code, reported.refusal.detail);
+        return sendOk(req, reply, reported.value);
+      },
     );
   };
 }

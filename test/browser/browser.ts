@@ -1,0 +1,146 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import jsQRModule from 'jsqr';
+import { PNG } from 'pngjs';
+import { createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+
+/**
+ * Browser tests drive Debian's Chromium through playwright-core; nothing downloads a browser.
+ * Without /usr/bin/chromium the suites skip, so a fresh machine still passes `npm test`.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 900 };
+export const SCREENSHOTS = 'test-results/screenshots';
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Served extends Harness {
+  origin: string;
+}
+
+/** A harness app listening on a local port, with PUBLIC_BASE_URL pointing at it (the sandbox bank link). */
+export async function serve(): Promise<Served> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const h = await createHarness({ env: { PUBLIC_BASE_URL: origin } });
+  await h.app.listen({ port, host: '127.0.0.1' });
+  return { ...h, origin };
+}
+
+/** One sandbox order per customer-facing way to pay: every rail of every method, and the rail-less methods. */
+export interface Case {
+  name: string;
+  desk: Record<string, unknown>;
+  currencies: Record<string, string>;
+  order: Record<string, unknown>;
+}
+
+const CROSS = (rail: string, currency: string, rate: string, amount: string): Case => ({
+  name: `CrossBorder-${rail}-${currency}`,
+  desk: { method: 'CrossBorder', rails: [rail], currencies: [currency] },
+  currencies: { [currency]: rate },
+  order: { amount: Number(amount), currency, rail },
+});
+
+export const CASES: Case[] = [
+  { name: 'Classic-Sbp', desk: {}, currencies: { RUB: '91.8' }, order: { amount: 1500.5, rail: 'Sbp' } },
+  { name: 'Classic-C2c', desk: {}, currencies: { RUB: '91.8' }, order: { amount: 2750, rail: 'C2c' } },
+  { name: 'WhiteTriangle-C2c', desk: { method: 'WhiteTriangle' }, currencies: { RUB: '91.8' }, order: { amount: 990, rail: 'C2c' } },
+  { name: 'MobileCommerce-Phone', desk: { method: 'MobileCommerce', rails: ['Phone'] }, currencies: { RUB: '91.8' }, order: { amount: 500, rail: 'Phone', operator: 'OperatorB' } },
+  CROSS('Upi', 'INR', '83.2', '832.5'),
+  CROSS('Account', 'KRW', '1350', '65000'),
+  CROSS('Iban', 'TRY', '32.5', '1250.75'),
+  CROSS('Havale', 'TRY', '32.5', '980'),
+  CROSS('C2c', 'AZN', '1.7', '85'),
+  CROSS('C2c', 'KZT', '450', '45000'),
+  CROSS('Phone', 'KZT', '450', '30000'),
+  CROSS('WalletCombo', 'KZT', '450', '27500'),
+  CROSS('CardSchemeA', 'UZS', '12500', '600000'),
+  CROSS('CardSchemeB', 'UZS', '12500', '375000'),
+  { name: 'BankApp', desk: { method: 'BankApp', rails: [] }, currencies: { RUB: '91.8' }, order: { amount: 1200 } },
+  { name: 'Counterparty', desk: { method: 'Counterparty', rails: [] }, currencies: { RUB: '91.8' }, order: { amount: 45000 } },
+  { name: 'NationalQr', desk: { method: 'NationalQr', rails: [] }, currencies: { RUB: '91.8' }, order: { amount: 640 } },
+];
+
+const desks = new Map<string, DeskCreds>();
+
+/** Creates a sandbox order for a case (one desk per case, made once per server). */
+export async function deskFor(h: Served, c: Case): Promise<DeskCreds> {
+  const key = `${h.origin} ${c.name}`;
+  let desk = desks.get(key);
+  if (!desk) {
+    desk = await provisionDesk(h.app, { merchant: { name: 'Coffee Corner' }, desk: c.desk, currencies: c.currencies });
+    desks.set(key, desk);
+  }
+  return desk;
+}
+
+export async function createOrder(h: Served, c: Case, extra: Record<string, unknown> = {}): Promise<any> {
+  const desk = await deskFor(h, c);
+  const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ lifetimeMinutes: 30, ...c.order, ...extra }) });
+  if (res.statusCode !== 201) throw new Error(`order for ${c.name}: ${res.body}`);
+  return json(res).result;
+}
+
+/** Records every request the page makes, and every CSP violation or page error it reports. */
+export function watch(page: Page) {
+  const requests: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(String(e)));
+  return { requests, problems };
+}
+
+const require = createRequire(import.meta.url);
+// jsqr is CommonJS with a TypeScript default export: under NodeNext the function sits on `.default`.
+type JsQr = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+const jsQR = ((jsQRModule as unknown as { default?: JsQr }).default ?? jsQRModule) as unknown as JsQr;
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core, injected through the DevTools protocol (an inline <script> would be blocked by our own CSP). */
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: number; help: string }[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<any> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
+  });
+  return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+}
+
+/** Decodes the QR code shown in an element, from a real screenshot of it. */
+export async function decodeQr(page: Page, selector: string): Promise<string | null> {
+  const png = PNG.sync.read(await page.locator(selector).screenshot());
+  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  return code?.data ?? null;
+}
