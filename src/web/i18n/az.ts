@@ -11,7 +11,7 @@ export const az: Messages = {
   amountToPay: 'Ödəniləcək məbləğ',
   payExactly: 'Məhz bu məbləği bir ödənişlə ödəyin.',
   timeLeft: 'Ödəniş üçün qalan vaxt',
-  payBefore: '{time} qədər ödəyin',
+  payBefore: '{time}-dək ödəyin',
   howToPay: 'Necə ödəməli',
   paymentDetails: 'Ödəniş rekvizitləri',
   copy: 'Kopyala',
