@@ -57,11 +57,25 @@ describe('SDK against a running gateway', () => {
     expect((await pg.orders.cancel(created.id)).status).toBe('Canceled');
   });
 
+  it('answers the shapes the SDK types describe (hand-written until generated from openapi.json)', async () => {
+    const created = await pg.orders.create({ amount: 918, rail: 'Sbp' });
+    const createKeys = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
+    expect(Object.keys(created).sort()).toEqual([...createKeys].sort());
+    expect(Object.keys(created.payment).sort()).toEqual(['account', 'bank', 'card', 'holder', 'iban', 'phone', 'upiId', 'url']);
+    const order = await pg.orders.get(created.id);
+    expect(Object.keys(order).sort()).toEqual([...createKeys, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt'].sort());
+    expect(order.commission).toEqual({ rate: '0.0000', amount: '0.00000000', currency: 'USD' });
+    expect(order.credited).toEqual({ amount: '0.00000000', currency: 'USD' });
+    const page = await pg.eventsPage({ orderId: created.id });
+    expect(Object.keys(page).sort()).toEqual(['events', 'hasMore', 'next']);
+  });
+
   it('opens and reads an appeal on a cancelled order', async () => {
     const o = await pg.orders.create({ amount: 100, rail: 'C2c' });
     await pg.orders.cancel(o.id);
     const appeal = await pg.appeals.create({ orderId: o.id, reason: 'paid, see receipt', evidenceUrl: 'https://files.example/r.pdf' });
     expect(appeal).toMatchObject({ id: expect.stringMatching(/^apl_/), orderId: o.id, status: 'Open', reason: 'paid, see receipt' });
+    expect(Object.keys(appeal).sort()).toEqual(['amount', 'comment', 'createdAt', 'evidenceUrl', 'id', 'orderId', 'orderRef', 'reason', 'resolvedAt', 'slaDueAt', 'status']);
     expect(await pg.appeals.get(appeal.id)).toEqual(appeal);
     expect((await pg.orders.get(o.id)).status).toBe('Dispute');
   });

@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Paygate } from './client.js';
+import { PaygateError } from './errors.js';
 import { signCallback } from './signing.js';
 import type { FeedEvent } from './types.js';
 
@@ -76,7 +77,8 @@ export async function listen(o: ListenOptions): Promise<{ forwarded: number; las
   const fetchFn = o.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   const statePath = o.statePath ?? defaultStatePath(o.key);
   const client = new Paygate({ baseUrl: o.baseUrl, key: o.key, secret: o.secret, fetch: o.fetch, now: o.now });
-  let after = o.since ?? (await readState(statePath));
+  const remembered = o.since === undefined ? await readState(statePath) : undefined;
+  let after = o.since ?? remembered;
   let forwarded = 0;
   log(`listening to ${o.baseUrl} events${after ? ` after ${after}` : ' from the oldest'}, forwarding to ${o.forwardTo}`);
 
@@ -123,8 +125,13 @@ export async function listen(o: ListenOptions): Promise<{ forwarded: number; las
         await writeState(statePath, e.id);
       }
     } catch (err) {
-      if (o.once) throw err;
-      log(`${new Date(now()).toISOString()}  events feed: ${(err as Error).message} (retrying)`);
+      let message = (err as Error).message;
+      if (err instanceof PaygateError && err.code === 'VALIDATION_ERROR' && after && /after/.test(err.detail ?? '')) {
+        // The gateway does not know the event to resume after: typically its database was reset.
+        message += after === remembered ? ` (the remembered event ${after} is unknown to this gateway; delete ${statePath} or pass --since)` : ` (--since ${after} is unknown to this gateway)`;
+      }
+      if (o.once) throw new Error(message);
+      log(`${new Date(now()).toISOString()}  events feed: ${message} (retrying)`);
     }
     if (o.once && !stalled) break;
     if (o.once && stalled) throw new Error(`listen: ${o.forwardTo} is not reachable`);

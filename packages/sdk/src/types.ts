@@ -108,6 +108,8 @@ export interface Appeal {
   slaDueAt: string;
   createdAt: string;
   resolvedAt: string | null;
+  /** As given when the appeal was opened. */
+  evidenceUrl: string | null;
 }
 
 /** `result` of `GET /gw/v1/methods`. */
