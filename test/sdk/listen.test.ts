@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Paygate } from '@paygate/sdk';
+import { listen, Paygate } from '@paygate/sdk';
 import { admin, createHarness, provisionDesk, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -136,5 +136,32 @@ describe('npm run listen', () => {
     expect(await replay.exited).toBe(0);
     expect(rx.hits).toHaveLength(3);
     expect(replay.out()).toMatch(/-> 500 boom/);
+  });
+
+  it('keeps an event it could not hand to the local server for the next poll', async () => {
+    const statePath = join(dir, 'unreachable.json');
+    const closed = await startReceiver();
+    await closed.close(); // nothing listens on this port any more
+    const lines: string[] = [];
+    const common = { baseUrl, key: desk.key, secret: desk.secret, statePath, log: (l: string) => void lines.push(l) };
+    await expect(listen({ ...common, forwardTo: `${closed.url}/hook`, once: true })).rejects.toThrow(/not reachable/);
+    expect(lines.some((l) => l.includes('not delivered'))).toBe(true);
+    expect(() => readFileSync(statePath)).toThrow();
+
+    // Following the feed: the backlog arrives once the server is up, in order, then it stops on abort.
+    const before = rx.hits.length;
+    rx.respond(() => ({ status: 200, body: 'ok' }));
+    const stop = new AbortController();
+    const run = listen({ ...common, forwardTo: `${rx.url}/follow`, intervalMs: 50, signal: stop.signal });
+    const total = [];
+    for await (const e of pg.events()) total.push(e.id);
+    await waitFor('the backlog', () => rx.hits.length - before === total.length);
+    const later = await completedOrder('listen-3');
+    await waitFor('the new event', () => rx.hits.some((r) => r.path === '/follow' && r.body.includes(later)));
+    stop.abort();
+    const result = await run;
+    expect(result.forwarded).toBe(total.length + 1);
+    expect(rx.hits.slice(before).map((r) => r.headers['x-gate-event-id'])).toEqual([...total, result.lastEventId]);
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).lastEventId).toBe(result.lastEventId);
   });
 });
