@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PaygateError, signCallback, verifyCallback } from '@paygate/sdk';
+import { PaygateError, signCallback, verifyCallback, verifyRequest } from '@paygate/sdk';
 
 const SECRET = 'sk_test_9f8e7d6c5b4a';
 const BODY = '{"event":"order.completed","id":"ord_abc","orderRef":null,"status":"Completed","amount":{"value":"1.00","currency":"RUB"},"settled":{"value":"0.01089325","currency":"USD","rate":"91.80000000"},"method":"Classic","rail":"Sbp","occurredAt":"2026-01-15T12:00:00.000Z"}';
@@ -33,6 +33,12 @@ describe('verifyCallback', () => {
     const mixed = { 'X-GATE-TS': [h['x-gate-ts']], 'X-Gate-Event-ID': h['x-gate-event-id'], 'x-gate-sign': h['x-gate-sign'] };
     expect(verifyCallback(BODY, mixed, SECRET, { now: at(TS) }).event).toBe('order.completed');
     expect(verifyCallback(BODY, new Headers(h), SECRET, { now: at(TS) }).event).toBe('order.completed');
+  });
+
+  it('verifyRequest reads a Fetch API Request body as raw bytes', async () => {
+    const req = () => new Request('http://shop.test/paygate/callbacks', { method: 'POST', headers: headers(), body: BODY });
+    expect((await verifyRequest(req(), SECRET, { now: at(TS) })).id).toBe('ord_abc');
+    await expect(verifyRequest(req(), 'sk_other', { now: at(TS) })).rejects.toMatchObject({ code: 'CALLBACK_SIGNATURE_MISMATCH' });
   });
 
   it('refuses one byte changed', () => {
