@@ -136,7 +136,7 @@ describe('npm run listen', () => {
     expect(await replay.exited).toBe(0);
     expect(rx.hits).toHaveLength(3);
     expect(replay.out()).toMatch(/-> 500 boom/);
-  });
+  }, 120_000); // four CLI starts (npm, tsx) on a busy machine
 
   it('keeps an event it could not hand to the local server for the next poll', async () => {
     const statePath = join(dir, 'unreachable.json');
@@ -163,5 +163,5 @@ describe('npm run listen', () => {
     expect(result.forwarded).toBe(total.length + 1);
     expect(rx.hits.slice(before).map((r) => r.headers['x-gate-event-id'])).toEqual([...total, result.lastEventId]);
     expect(JSON.parse(readFileSync(statePath, 'utf8')).lastEventId).toBe(result.lastEventId);
-  });
+  }, 60_000);
 });

@@ -126,5 +126,5 @@ describe('example shop', () => {
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
     }
-  });
+  }, 60_000);
 });
