@@ -152,6 +152,16 @@ describe('Paygate client: safe retries', () => {
     expect(t2.sent).toHaveLength(2);
   });
 
+  it('a connection lost while the answer streams in counts as a network error', async () => {
+    const broken = () =>
+      new Response(new ReadableStream({ pull: (c) => c.error(new Error('socket hang up')) }), { status: 201, headers: { 'content-type': 'application/json' } });
+    const t = transport(broken(), ok({ id: 'ord_1' }, 201));
+    expect(await t.client().orders.create({ amount: 10, orderRef: 'inv-1' })).toEqual({ id: 'ord_1' });
+    const t2 = transport(broken());
+    await expect(t2.client().orders.create({ amount: 10 })).rejects.toMatchObject({ status: 0, code: 'NETWORK_ERROR' });
+    expect(t2.sent).toHaveLength(1);
+  });
+
   it('order creation without an orderRef is never retried', async () => {
     const t = transport(networkError());
     await expect(t.client().orders.create({ amount: 10 })).rejects.toMatchObject({ status: 0, code: 'NETWORK_ERROR' });

@@ -150,8 +150,11 @@ export class Paygate {
     let skewRetried = false;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
+      let text: string;
       try {
         res = await this.send(c, url, body);
+        // A connection lost while the body streams in is a network failure too.
+        text = await res.text();
       } catch (err) {
         if (c.retry !== 'never' && attempt < this.maxAttempts) {
           await this.backOff(attempt);
@@ -161,11 +164,9 @@ export class Paygate {
       }
       const traceHeader = res.headers.get('x-trace-id');
       if (res.status === 429) {
-        await res.arrayBuffer().catch(() => undefined);
         const ra = Number(res.headers.get('retry-after'));
         throw new PaygateError({ status: 429, code: 'RATE_LIMITED', detail: null, traceId: traceHeader, retryAfter: Number.isFinite(ra) && ra >= 0 ? ra : null });
       }
-      const text = await res.text();
       let parsed: any = null;
       try {
         parsed = text ? JSON.parse(text) : null;
