@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Ctx } from '../context.js';
-import { DeskSecretCache } from '../services/deskSecrets.js';
+import { DeskSecretCache } from '../deskSecrets.js';
 import { getDesk } from '../store/desks.js';
 import { claimDueEvents, finishAttempt, oldestDueAt, type AttemptOutcome, type OutboxRow } from '../store/outbox.js';
 import { createPinnedDispatcher } from './pinnedDispatcher.js';

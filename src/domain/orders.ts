@@ -143,3 +143,34 @@ export function refReusable(status: OrderStatus): boolean {
 }
 
 export const OPEN_STATUSES: readonly OrderStatus[] = ['Created', 'Payed'];
+
+/**
+ * The order transition table (spec "Order transitions"): every action that moves an order names
+ * the states it may start from and the state it leads to, and every service consults it.
+ */
+export const ORDER_ACTIONS = {
+  /** Sandbox payment simulated: skips Payed. */
+  simulate: { from: ['Created'], to: 'Completed' },
+  /** A live provider reports a payment; no callback yet. */
+  report: { from: ['Created'], to: 'Payed' },
+  /** The platform confirms the funds: also reconciliation of a Canceled order and a payment during an appeal (P22). */
+  confirm: { from: ['Created', 'Payed', 'Canceled', 'Dispute'], to: 'Completed' },
+  /** The provider rejects an unpaid or unconfirmed order (P23). */
+  reject: { from: ['Created', 'Payed'], to: 'Canceled' },
+  /** The merchant cancels an unpaid order. */
+  cancel: { from: ['Created'], to: 'Canceled' },
+  /** The expiry worker closes an order past expiresAt. */
+  expire: { from: ['Created'], to: 'Canceled' },
+  /** An appeal opens on an order closed without credit. */
+  appeal: { from: ['Canceled'], to: 'Dispute' },
+  acceptAppeal: { from: ['Dispute'], to: 'Completed' },
+  rejectAppeal: { from: ['Dispute'], to: 'Canceled' },
+} as const satisfies Record<string, { from: readonly OrderStatus[]; to: OrderStatus }>;
+
+export type OrderAction = keyof typeof ORDER_ACTIONS;
+export type CompletingAction = { [A in OrderAction]: (typeof ORDER_ACTIONS)[A]['to'] extends 'Completed' ? A : never }[OrderAction];
+export type CancellingAction = { [A in OrderAction]: (typeof ORDER_ACTIONS)[A]['to'] extends 'Canceled' ? A : never }[OrderAction];
+
+export function allowedFrom(action: OrderAction, status: OrderStatus): boolean {
+  return (ORDER_ACTIONS[action].from as readonly OrderStatus[]).includes(status);
+}

@@ -1,26 +1,40 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../context.js';
-import { handleError, sendError } from './errors.js';
-import { registerRawBodyParser } from './rawBody.js';
+import { handleError, sendError, sendTooMany } from './errors.js';
+import { parseJsonBodyHook, registerRawBodyParser } from './rawBody.js';
 import { gatewayAuthHook } from './gatewayAuth.js';
 import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { adminRoutes } from './routes/admin.js';
-import { adminOperationRoutes } from './routes/adminOperations.js';
-import { adminAppealRoutes } from './routes/adminAppeals.js';
-import { adminCallbackRoutes } from './routes/adminCallbacks.js';
-import { gatewayAppealRoutes } from './routes/gatewayAppeals.js';
-import { gatewayEventRoutes } from './routes/gatewayEvents.js';
 import { payRoutes } from './routes/pay.js';
-import { payerReferenceRoutes } from './routes/payerReference.js';
 import { payPageRoutes } from './routes/payPage.js';
 import { providerRoutes } from './routes/providers.js';
+import { registerOpenApi } from './openapi.js';
+import { docsRoutes } from './docs.js';
+import { schemaErrorFormatter, validatorCompiler } from './schemaErrors.js';
 
 export interface AppOptions {
   /** Readiness: /healthz answers 503 until this says the workers are running. */
   ready?: () => boolean;
 }
+
+/** Every route the app serves, as registered: the shared authentication suites walk this list. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    paygateRoutes: RouteEntry[];
+    /** The OpenAPI document generated from the route schemas (after ready()). */
+    openapiDocument(): Record<string, unknown>;
+  }
+}
+
+export const API_VERSION = '1.0.0';
 
 /** Builds the HTTP app without listening: tests call inject(), main() calls listen(). */
 export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
@@ -35,8 +49,21 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     routerOptions: { maxParamLength: 2048 },
     // Errors raised by the router itself (bad URL encoding, oversized parameters) get the same envelope.
     frameworkErrors: (err, req, reply) => handleError(err, req, reply),
-  });
+    schemaErrorFormatter,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('desk', null);
+  app.decorateRequest('rawBody', null);
+  const routes: RouteEntry[] = [];
+  app.decorate('paygateRoutes', routes);
+  let document: (() => Record<string, unknown>) | null = null;
+  app.decorate('openapiDocument', () => {
+    if (!document) throw new Error('the app is not ready');
+    return document();
+  });
+  app.addHook('onRoute', (r) => {
+    for (const method of ([] as string[]).concat(r.method)) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   registerRawBodyParser(app);
 
   app.addHook('onRequest', async (req, reply) => {
@@ -51,42 +78,55 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
 
-  app.get('/healthz', async (_req, reply) => {
-    const ready = opts.ready ? opts.ready() : true;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting' });
-  });
-  app.get('/metrics', async (_req, reply) => {
-    reply.header('Content-Type', ctx.metrics.registry.contentType);
-    return ctx.metrics.registry.metrics();
-  });
+  app.register(async (root) => {
+    await registerOpenApi(root, API_VERSION);
+    document = () => root.swagger() as unknown as Record<string, unknown>;
 
-  app.register(
-    async (gw) => {
-      gw.addHook('preValidation', gatewayAuthHook(ctx));
-      await gatewayRoutes(gw, ctx);
-      await gatewayAppealRoutes(gw, ctx);
-      await gatewayEventRoutes(gw, ctx);
-    },
-    { prefix: '/gw/v1' },
-  );
-  app.register(
-    async (admin) => {
-      admin.addHook('preValidation', adminAuthHook(ctx));
-      await adminRoutes(admin, ctx);
-      await adminOperationRoutes(admin, ctx);
-      await adminAppealRoutes(admin, ctx);
-      await adminCallbackRoutes(admin, ctx);
-    },
-    { prefix: '/admin/v1' },
-  );
-  app.register(
-    async (pay) => {
-      await payRoutes(pay, ctx);
-      await payerReferenceRoutes(pay, ctx);
-    },
-    { prefix: '/api/pay' },
-  );
-  app.register(async (p) => providerRoutes(p, ctx), { prefix: '/providers/v1' });
-  app.register(async (p) => payPageRoutes(p, ctx));
-  return app;
+    root.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
+      const ready = opts.ready ? opts.ready() : true;
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting' });
+    });
+    root.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+      reply.header('Content-Type', ctx.metrics.registry.contentType);
+      return ctx.metrics.registry.metrics();
+    });
+    await root.register(docsRoutes(API_VERSION));
+
+    await root.register(
+      async (gw) => {
+        gw.addHook('preValidation', gatewayAuthHook(ctx));
+        gw.addHook('preValidation', parseJsonBodyHook());
+        await gw.register(gatewayRoutes(ctx));
+      },
+      { prefix: '/gw/v1' },
+    );
+    await root.register(
+      async (admin) => {
+        admin.addHook('preValidation', adminAuthHook(ctx));
+        admin.addHook('preValidation', parseJsonBodyHook());
+        await admin.register(adminRoutes(ctx));
+      },
+      { prefix: '/admin/v1' },
+    );
+    await root.register(
+      async (pay) => {
+        pay.addHook('preValidation', payRateLimitHook(ctx));
+        pay.addHook('preValidation', parseJsonBodyHook());
+        await pay.register(payRoutes(ctx));
+      },
+      { prefix: '/api/pay' },
+    );
+    await root.register(providerRoutes(ctx), { prefix: '/providers/v1' });
+    await root.register(async (p) => payPageRoutes(p, ctx));
+  });
+  return app as unknown as FastifyInstance;
+}
+
+/** Per client IP, before anything else is read: 100 per 10 s for the page data, 10 per minute for UTR reports. */
+function payRateLimitHook(ctx: Ctx) {
+  return async function limitPayPage(req: FastifyRequest, reply: FastifyReply) {
+    const limiter = req.method === 'POST' ? ctx.limits.payerReference : ctx.limits.payPage;
+    const admission = await limiter.take(req.ip);
+    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+  };
 }

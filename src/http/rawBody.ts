@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
 import type { FastifyInstance } from 'fastify';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -70,4 +71,27 @@ export function parseJsonObject(raw: RawBody): JsonBody {
   // PostgreSQL text cannot hold NUL; refuse it here with a clear message rather than deep in a statement.
   if (raw.bytes.includes(0) || /\\u0000/i.test(raw.bytes.toString('utf8'))) return { ok: false, detail: 'strings must not contain NUL (\\u0000)' };
   return { ok: true, value: v as Record<string, unknown> };
+}
+
+/**
+ * Turns the raw body into the parsed JSON object the route schema validates, once the surface's
+ * own checks (signature, token, rate limit) have run over the raw bytes. The raw body stays on the
+ * request for anything that still needs the exact bytes.
+ */
+export function parseJsonBodyHook() {
+  return async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<void> {
+    const raw = rawBodyOf(req.body);
+    if (raw.tooLarge) throw new AppError('PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
+    if (req.method === 'GET' || req.method === 'HEAD') return;
+    const parsed = parseJsonObject(raw);
+    if (!parsed.ok) throw new AppError('VALIDATION_ERROR', parsed.detail);
+    req.rawBody = raw;
+    req.body = parsed.value;
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody: RawBody | null;
+  }
 }

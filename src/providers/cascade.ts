@@ -1,12 +1,12 @@
 import type { Ctx } from '../context.js';
 import { admit, initialBreakerState, recordOutcome, DEFAULT_BREAKER_CONFIG, type BreakerConfig, type BreakerState } from '../domain/breaker.js';
 import { candidates } from '../domain/providers.js';
-import { loadProviderViews } from '../services/catalog.js';
+import type { Payment } from '../domain/payment.js';
 import { readCircuit, writeCircuit } from '../store/circuits.js';
-import { nextRequisite, type ProviderRow } from '../store/providers.js';
-import { issueViaHttp, type IssueOutcome, type IssueRequest } from './httpConnector.js';
-import { sandboxPaymentDetails, type Payment } from './sandboxDetails.js';
-import { PAYMENT_KEYS } from '../services/orderViews.js';
+import type { ProviderRow } from '../store/providers.js';
+import { loadProviderViews } from './catalog.js';
+import type { IssueRequest } from './httpConnector.js';
+import { providerKind } from './registry.js';
 
 /** Spec timing: each provider has 10 s to answer; the whole cascade has 160 s. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
@@ -34,47 +34,6 @@ export interface CascadeOptions {
 
 export function breakerConfig(ctx: Ctx): BreakerConfig {
   return { ...DEFAULT_BREAKER_CONFIG, ...ctx.config.breaker };
-}
-
-/**
- * `timeoutMs` is the provider's own share; `budgetMs` what is left of the cascade's. When the budget
- * is the shorter, it ends the exchange through the abort signal rather than a shortened timeout:
- * the provider did not get its full share, so running out of our budget is not its failure and the
- * connector reports it unscored.
- */
-async function issueWith(ctx: Ctx, p: ProviderRow, o: CascadeOrder, timeoutMs: number, budgetMs: number): Promise<IssueOutcome> {
-  if (p.kind === 'sandbox') {
-    try {
-      const payment = sandboxPaymentDetails({
-        method: o.method,
-        rail: o.rail,
-        currency: o.currency,
-        hostedPageUrl: `${ctx.config.publicBaseUrl}/pay/${o.orderId}`,
-        random: Math.random,
-      });
-      return { kind: 'issued', payment };
-    } catch (err) {
-      return { kind: 'declined', reason: `sandbox cannot simulate this combination: ${(err as Error).message}` };
-    }
-  }
-  if (p.kind === 'pool') {
-    const req = await nextRequisite(ctx.db, p.id);
-    if (!req) return { kind: 'declined', reason: 'the pool has no requisites' };
-    const payment = Object.fromEntries(PAYMENT_KEYS.map((k) => [k, req[k] ?? null])) as Payment;
-    return { kind: 'issued', payment };
-  }
-  if (!p.base_url || !p.api_key || !p.secret_enc) return { kind: 'failed', scored: false, reason: 'provider connection is not configured' };
-  const budget = new AbortController();
-  const budgetTimer = budgetMs < timeoutMs ? setTimeout(() => budget.abort(), budgetMs) : null;
-  try {
-    return await issueViaHttp(
-      { baseUrl: p.base_url, key: p.api_key, secret: ctx.box.open(p.secret_enc) },
-      { orderId: o.orderId, method: o.method, rail: o.rail, amount: o.amount, currency: o.currency, operator: o.operator, expiresAt: o.expiresAt },
-      { clock: ctx.clock, timeoutMs, signal: budget.signal },
-    );
-  } finally {
-    if (budgetTimer) clearTimeout(budgetTimer);
-  }
 }
 
 async function admitProvider(ctx: Ctx, p: ProviderRow, o: CascadeOrder, random: () => number): Promise<boolean> {
@@ -129,12 +88,13 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
         continue;
       }
     }
-    if (p.kind === 'http' && !(await admitProvider(ctx, p, o, random))) continue;
+    const kind = providerKind(p.kind);
+    if (kind.scored && !(await admitProvider(ctx, p, o, random))) continue;
     // The cap and breaker checks above take time too; the provider gets what is left after them.
     const left = deadline - ctx.clock.now();
     if (left <= 0) break;
-    const outcome = await issueWith(ctx, p, o, providerTimeoutMs, left);
-    if (p.kind === 'http' && (outcome.kind === 'issued' || (outcome.kind === 'failed' && outcome.scored))) {
+    const outcome = await kind.issue(ctx, p, o, { timeoutMs: providerTimeoutMs, budgetMs: left });
+    if (kind.scored && (outcome.kind === 'issued' || (outcome.kind === 'failed' && outcome.scored))) {
       await score(ctx, p, o, outcome.kind === 'issued');
     }
     if (outcome.kind === 'issued') return { ok: true, providerId: p.id, payment: outcome.payment };

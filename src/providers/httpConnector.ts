@@ -1,14 +1,9 @@
 import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
 import { newProviderMessageId, signProviderRequestHeaders } from './providerMessages.js';
-import type { Payment } from './sandboxDetails.js';
+import { PAYABLE_KEYS, PAYMENT_KEYS, type Payment } from '../domain/payment.js';
 
 export type { Payment };
-
-export const PAYMENT_KEYS = ['url', 'card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const satisfies readonly (keyof Payment)[];
-
-/** Keys a customer can actually pay to; a recipient name or bank alone is not payable. */
-const PAYABLE_KEYS = ['url', 'card', 'phone', 'account', 'iban', 'upiId'] as const satisfies readonly (keyof Payment)[];
 
 export type IssueOutcome =
   | { kind: 'issued'; payment: Payment }

@@ -9,17 +9,9 @@
  * `random` is injected (values in [0, 1)) so the same draws give the same details in tests.
  */
 
-/** The order's `payment` object: every key always present, unused keys null (spec, Order). */
-export type Payment = {
-  url: string | null;
-  card: string | null;
-  phone: string | null;
-  account: string | null;
-  iban: string | null;
-  upiId: string | null;
-  holder: string | null;
-  bank: string | null;
-};
+import type { Payment } from '../domain/payment.js';
+
+export type { Payment };
 
 export interface SandboxDetailsInput {
   method: string;

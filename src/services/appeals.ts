@@ -1,11 +1,10 @@
 import type { Ctx } from '../context.js';
-import { appealOpening, isOverdue, pausedForAppeals, slaDueAt, type AppealStatus } from '../domain/appealGuard.js';
+import { appealOpening, isOverdue, slaDueAt, type AppealStatus } from '../domain/appealGuard.js';
 import { AppError } from '../domain/errors.js';
 import { fmt2, fmt8 } from '../domain/money.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import {
-  countOpenAppeals,
   countOverdueAppeals,
   getAppeal,
   getDeskAppeal,
@@ -13,16 +12,17 @@ import {
   getReviewAppeal,
   insertOpenAppeal,
   listReviewAppeals,
-  lockProviderAppealFlag,
   resolveAppeal,
-  setPausedAppeals,
   type AppealRow,
   type ReviewRow,
 } from '../store/appeals.js';
 import type { Queryable } from '../store/db.js';
-import { findDeskOrder, getOrderById, transitionOrder, type OrderRow } from '../store/orders.js';
+import { findScopedOrder, getOrderById, transitionOrder, type OrderRow, type OrderScope } from '../store/orders.js';
 import { emitEvent } from './events.js';
+import { pageOf, type Page } from './paging.js';
 import { cancelInTx, completeInTx } from './orderActions.js';
+import { applyAppealGuard } from './appealGuard.js';
+import { ORDER_ACTIONS } from '../domain/orders.js';
 
 /** The Appeal resource: exactly the spec's fields, plus evidenceUrl as the merchant gave it. */
 export function appealView(a: AppealRow) {
@@ -60,21 +60,6 @@ export function reviewView(r: ReviewRow, nowMs: number) {
   };
 }
 
-/**
- * Re-applies the appeal guard to the provider that served an order, inside the caller's transaction,
- * after its open appeals changed. The provider row is locked before counting: two transactions
- * changing the same provider's appeals count one after the other, each seeing the other's commit.
- */
-export async function applyAppealGuard(q: Queryable, providerId: string | null): Promise<{ openAppeals: number; paused: boolean } | null> {
-  if (!providerId) return null;
-  const pausedNow = await lockProviderAppealFlag(q, providerId);
-  if (pausedNow === null) return null;
-  const openAppeals = await countOpenAppeals(q, providerId);
-  const paused = pausedForAppeals(pausedNow, openAppeals);
-  if (paused !== pausedNow) await setPausedAppeals(q, providerId, paused);
-  return { openAppeals, paused };
-}
-
 export interface OpenAppealInput {
   /** The order's ord_ id or the merchant's orderRef. */
   orderId: string;
@@ -88,8 +73,12 @@ export interface OpenAppealInput {
  * The order row is locked first, so two concurrent opens for one order run one after the other and
  * the second finds the order in Dispute.
  */
-export async function openAppeal(ctx: Ctx, deskId: string, input: OpenAppealInput): Promise<AppealRow> {
-  const found = await findDeskOrder(ctx.db, deskId, input.orderId);
+export async function openAppeal(ctx: Ctx, scope: OrderScope, input: OpenAppealInput) {
+  return appealView(await openAppealRow(ctx, scope, input));
+}
+
+export async function openAppealRow(ctx: Ctx, scope: OrderScope, input: OpenAppealInput): Promise<AppealRow> {
+  const found = await findScopedOrder(ctx.db, scope, input.orderId);
   if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${input.orderId}`);
   return ctx.db.tx(async (q) => {
     const o = (await getOrderById(q, found.id, { forUpdate: true }))!;
@@ -113,7 +102,7 @@ export async function openAppeal(ctx: Ctx, deskId: string, input: OpenAppealInpu
     });
     // Only a writer that skipped the order lock could have got here first; its appeal is the one.
     if (!appeal) return existingOpenAppeal(q, o);
-    const disputed = await transitionOrder(q, o.id, ['Canceled'], { status: 'Dispute', finishedAt: null }, now);
+    const disputed = await transitionOrder(q, o.id, ORDER_ACTIONS.appeal.from, { status: 'Dispute', finishedAt: null }, now);
     if (!disputed) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
     await emitEvent(q, ctx, disputed, 'order.appealed');
     ctx.metrics.orderTransitions.inc({ to: 'Dispute' });
@@ -130,10 +119,10 @@ async function existingOpenAppeal(q: Queryable, o: OrderRow): Promise<AppealRow>
 }
 
 /** GET /gw/v1/appeals/{id}: another desk's appeal is not found (D4). */
-export async function getAppealForDesk(ctx: Ctx, deskId: string, id: string): Promise<AppealRow> {
+export async function getAppealForDesk(ctx: Ctx, deskId: string, id: string) {
   const a = await getDeskAppeal(ctx.db, deskId, id);
   if (!a) throw new AppError('APPEAL_NOT_FOUND', `no appeal ${id}`);
-  return a;
+  return appealView(a);
 }
 
 /**
@@ -152,38 +141,53 @@ async function lockOpenAppeal(q: Queryable, id: string): Promise<{ appeal: Appea
 }
 
 /** The operator accepts: appeal Accepted, order Completed and credited, order.completed; the guard re-applied. */
-export async function acceptAppeal(ctx: Ctx, id: string, comment: string | null): Promise<ReviewRow> {
+export async function acceptAppeal(ctx: Ctx, id: string, comment: string | null) {
   return ctx.db.tx(async (q) => {
     const { order } = await lockOpenAppeal(q, id);
     // completeInTx accepts the open appeal with the comment and re-applies the appeal guard.
-    await completeInTx(q, ctx, order, ['Dispute'], 'appeal accepted', comment);
-    return (await getReviewAppeal(q, id))!;
+    await completeInTx(q, ctx, order, 'acceptAppeal', comment);
+    return reviewView((await getReviewAppeal(q, id))!, ctx.clock.now());
   });
 }
 
 /** The operator rejects: appeal Rejected, order Canceled with cancelReason `appeal rejected`, order.cancelled; the guard re-applied. */
-export async function rejectAppeal(ctx: Ctx, id: string, comment: string | null): Promise<ReviewRow> {
+export async function rejectAppeal(ctx: Ctx, id: string, comment: string | null) {
   return ctx.db.tx(async (q) => {
     const { order } = await lockOpenAppeal(q, id);
-    await cancelInTx(q, ctx, order, ['Dispute'], { subStatus: 'Cancelled', reason: 'appeal rejected' });
+    await cancelInTx(q, ctx, order, 'rejectAppeal', { subStatus: 'Cancelled', reason: 'appeal rejected' });
     if (!(await resolveAppeal(q, id, 'Rejected', comment, new Date(ctx.clock.now())))) {
       throw new AppError('APPEAL_ALREADY_RESOLVED', `appeal ${id} is no longer open`);
     }
     await applyAppealGuard(q, order.provider_id);
-    return (await getReviewAppeal(q, id))!;
+    return reviewView((await getReviewAppeal(q, id))!, ctx.clock.now());
   });
 }
 
-export const REVIEW_LIST_LIMIT = 500;
+export interface AppealListQuery {
+  status?: AppealStatus;
+  merchantId?: string;
+  /** Cursor of the open-appeal queue (oldest decision target first). */
+  after?: string;
+  /** Cursor of every other list (newest first). */
+  before?: string;
+  limit: number;
+}
 
 /**
- * GET /admin/v1/appeals: most urgent decision target first. Also sets the appealsOverdue gauge,
- * counted over all open appeals so that it does not depend on the filter or the page size.
+ * `GET /admin/v1/appeals` (and the cabinet's list, scoped to a merchant): open appeals most urgent
+ * first, paged forward with `after`; any other list newest first, paged back with `before`. Also
+ * sets the appealsOverdue gauge, counted over all open appeals so it does not depend on the filter.
  */
-export async function listAppealsForReview(ctx: Ctx, status: AppealStatus | null) {
+export async function listAppealsForReview(ctx: Ctx, query: AppealListQuery): Promise<Page<ReturnType<typeof reviewView>>> {
   const nowMs = ctx.clock.now();
-  const [rows] = await Promise.all([listReviewAppeals(ctx.db, status, REVIEW_LIST_LIMIT), refreshAppealsOverdue(ctx)]);
-  return rows.map((r) => reviewView(r, nowMs));
+  const bySla = query.status === 'Open';
+  const cursorId = bySla ? query.after : query.before;
+  if (cursorId && !(await getAppeal(ctx.db, cursorId))) throw new AppError('VALIDATION_ERROR', `${bySla ? 'after' : 'before'}: unknown appeal id`);
+  const [rows] = await Promise.all([
+    listReviewAppeals(ctx.db, { status: query.status ?? null, merchantId: query.merchantId, bySla, cursorId, limit: query.limit + 1 }),
+    query.merchantId ? Promise.resolve(0) : refreshAppealsOverdue(ctx),
+  ]);
+  return pageOf(rows, query.limit, (r) => reviewView(r, nowMs), (r) => r.id);
 }
 
 /** Sets the appealsOverdue gauge to the number of open appeals past their SLA now; also usable from a periodic worker. */

@@ -15,6 +15,7 @@ import { checkUrlRules } from './callbackUrls.js';
 import { expireIfDueInTx } from './orderActions.js';
 import { priceFor } from './gatewayReads.js';
 import { firstExceededCap } from './turnover.js';
+import { createView } from './orderViews.js';
 
 /** A repeat that finds the first create still placing its order polls for it this often, up to the cascade budget. */
 const PLACEMENT_POLL_MS = 25;
@@ -110,8 +111,12 @@ async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
   }
 }
 
-/** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. */
-export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>): Promise<OrderRow> {
+/** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. Answers the create fields. */
+export async function createOrder(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>) {
+  return createView(await createOrderRow(ctx, desk, body));
+}
+
+async function createOrderRow(ctx: Ctx, desk: DeskRow, body: Record<string, unknown>): Promise<OrderRow> {
   const parsed = parseCreateOrder(body);
   if (!parsed.ok) refuse(parsed.refusal);
   const req = parsed.value;

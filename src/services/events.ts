@@ -1,8 +1,10 @@
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
-import { insertEvent, type EventKind } from '../store/outbox.js';
-import type { OrderRow } from '../store/orders.js';
+import { getDeskEvent, insertEvent, listDeskEvents, listOrderAttempts, type EventKind } from '../store/outbox.js';
+import { findDeskOrder, findScopedOrder, getOrderById, type OrderRow, type OrderScope } from '../store/orders.js';
+import { AppError } from '../domain/errors.js';
+import { isoOrNull, isoSeconds } from '../domain/time.js';
 import { eventBody } from './orderViews.js';
 
 /** Writes the order's event to the outbox inside the caller's transaction, to the URL captured at creation. */
@@ -25,4 +27,80 @@ export function currentStateEvent(o: OrderRow): EventKind {
     default:
       return 'order.updated';
   }
+}
+
+/** A desk's events feed query (`GET /gw/v1/events`). */
+export interface EventsQuery {
+  after?: string;
+  orderId?: string;
+  delivered?: 'false';
+  limit?: number;
+}
+
+/**
+ * Every event of the desk, oldest first, paged by an `after` event id, so a merchant whose server
+ * was down past the retry schedule recovers everything it missed.
+ */
+export async function eventsFeed(ctx: Ctx, deskId: string, query: EventsQuery) {
+  let afterSeq = 0;
+  if (query.after) {
+    const e = await getDeskEvent(ctx.db, deskId, query.after);
+    if (!e) throw new AppError('VALIDATION_ERROR', 'after: unknown event id');
+    afterSeq = e.seq;
+  }
+  let orderId: string | null = null;
+  if (query.orderId) {
+    const o = await findDeskOrder(ctx.db, deskId, query.orderId);
+    if (!o) throw new AppError('ORDER_NOT_FOUND', `no order ${query.orderId}`);
+    orderId = o.id;
+  }
+  const limit = query.limit ?? 100;
+  const rows = await listDeskEvents(ctx.db, { deskId, afterSeq, orderId, undeliveredOnly: query.delivered === 'false', limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return {
+    events: page.map((e) => ({
+      id: e.id,
+      event: e.event,
+      orderId: e.order_id,
+      createdAt: isoSeconds(e.created_at),
+      // The body exactly as it was (or will be) signed and sent; verify or parse it like a callback.
+      body: e.body,
+      delivery: {
+        state: e.state,
+        attempts: e.attempts,
+        nextAttemptAt: e.state === 'pending' ? isoOrNull(e.next_attempt_at) : null,
+        finishedAt: isoOrNull(e.finished_at),
+      },
+    })),
+    hasMore: rows.length > limit,
+    next: page.length ? page[page.length - 1].id : null,
+  };
+}
+
+/** The callback attempt log of an order seen from a scope, oldest first. */
+export async function orderCallbackLog(ctx: Ctx, scope: OrderScope, id: string) {
+  const o = await findScopedOrder(ctx.db, scope, id);
+  if (!o) throw new AppError('ORDER_NOT_FOUND', `no order ${id}`);
+  const attempts = await listOrderAttempts(ctx.db, o.id);
+  return attempts.map((a) => ({
+    eventId: a.event_id,
+    event: a.event,
+    attempt: a.attempt,
+    outcome: a.outcome,
+    httpCode: a.http_code,
+    response: a.response,
+    error: a.error,
+    at: isoSeconds(a.at),
+  }));
+}
+
+/** Resend: the order's current state as a new event with a new event id (operators, the merchant's cabinet). */
+export async function resendOrder(ctx: Ctx, scope: OrderScope, id: string) {
+  const found = await findScopedOrder(ctx.db, scope, id);
+  if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${id}`);
+  return ctx.db.tx(async (q) => {
+    const o = (await getOrderById(q, found.id, { forUpdate: true }))!;
+    const event = currentStateEvent(o);
+    return { eventId: await emitEvent(q, ctx, o, event), event, orderId: o.id, status: o.status };
+  });
 }

@@ -6,7 +6,7 @@ import { methodsPicture } from '../domain/providers.js';
 import { getCurrencyWithRate, getRates, listCurrencies, type CurrencyRow, type RateRow } from '../store/currencies.js';
 import type { DeskRow } from '../store/desks.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
-import { loadProviderViews } from './catalog.js';
+import { loadProviderViews } from '../providers/catalog.js';
 
 export function pricingOf(ctx: Ctx, c: CurrencyRow | null, r: RateRow | undefined | null): Pricing {
   if (!c) return { priceable: false, reason: 'disabled' };

@@ -11,6 +11,7 @@ import * as currencies from '../store/currencies.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { DeskRow } from '../store/desks.js';
 import { checkDeskCallbackUrl } from './callbackUrls.js';
+import { pageOf } from './paging.js';
 
 const now = (ctx: Ctx) => new Date(ctx.clock.now());
 
@@ -51,10 +52,14 @@ export async function createMerchant(ctx: Ctx, input: { name: string; sandbox: b
   return merchantView(m);
 }
 
+export function merchantWithBalanceView(m: MerchantRow) {
+  return { ...merchantView(m), balance: { currency: 'USD' as const, available: fmt8(m.balance) } };
+}
+
 export async function getMerchant(ctx: Ctx, id: string) {
   const m = await merchants.getMerchant(ctx.db, id);
   if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${id}`);
-  return { ...merchantView(m), balance: { currency: 'USD', available: fmt8(m.balance) } };
+  return merchantWithBalanceView(m);
 }
 
 async function must<T>(p: Promise<T | null>, id: string): Promise<T> {
@@ -276,4 +281,24 @@ export async function deleteManualRate(ctx: Ctx, code: string) {
   const r = await currencies.clearManualRate(ctx.db, code, now(ctx));
   if (!r) throw new AppError('RATE_NOT_FOUND', `no manual rate for ${code}`);
   return rateView(r);
+}
+
+/** A currency code in a path: three upper-case letters of ISO 4217. */
+export function currencyCode(code: string): string {
+  if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code)) throw new AppError('VALIDATION_ERROR', `code: ${code} is not an ISO 4217 code`);
+  return code;
+}
+
+// ---- lists
+
+export async function listMerchantViews(ctx: Ctx, query: { status: string | null; before?: string; limit: number }) {
+  if (query.before && !(await merchants.getMerchant(ctx.db, query.before))) throw new AppError('VALIDATION_ERROR', 'before: unknown merchant id');
+  const rows = await merchants.listMerchants(ctx.db, { status: query.status as merchants.MerchantStatus | null, beforeId: query.before, limit: query.limit + 1 });
+  return pageOf(rows, query.limit, merchantWithBalanceView, (m) => m.id);
+}
+
+export async function listDeskViews(ctx: Ctx, query: { merchantId: string | null; before?: string; limit: number }) {
+  if (query.before && !(await desks.getDesk(ctx.db, query.before))) throw new AppError('VALIDATION_ERROR', 'before: unknown desk id');
+  const rows = await desks.listDesks(ctx.db, { merchantId: query.merchantId, beforeId: query.before, limit: query.limit + 1 });
+  return pageOf(rows, query.limit, deskView, (d) => d.id);
 }

@@ -1,14 +1,15 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
-import type { OrderStatus } from '../domain/orders.js';
+import { allowedFrom, ORDER_ACTIONS, type CancellingAction, type CompletingAction } from '../domain/orders.js';
 import type { Queryable } from '../store/db.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
-import { closeDueOrders, findDeskOrder, getOrderById, setPayerReference, transitionOrder, type OrderRow } from '../store/orders.js';
+import { closeDueOrders, findScopedOrder, getOrderById, setPayerReference, transitionOrder, type OrderRow, type OrderScope } from '../store/orders.js';
+import { orderView } from './orderViews.js';
 import { getTariff } from '../store/tariffs.js';
-import { applyAppealGuard } from './appeals.js';
+import { applyAppealGuard } from './appealGuard.js';
 import { emitEvent } from './events.js';
 import { recordCompletedTurnover } from './turnover.js';
 
@@ -29,8 +30,11 @@ function refuseFrom(o: OrderRow, action: string): never {
  * Completion: the order, its fee, the ledger credit, the merchant balance, the turnover counters, an
  * open appeal (accepted by the payment) and the order.completed event all commit together.
  */
-export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: readonly OrderStatus[], action: string, comment: string | null = null): Promise<OrderRow> {
-  if (!from.includes(o.status)) refuseFrom(o, action);
+/** What a completion says on the merchant's ledger. */
+const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
+
+export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null): Promise<OrderRow> {
+  if (!allowedFrom(action, o.status)) refuseFrom(o, action);
   const desk = await getDesk(q, o.desk_id);
   const tariff = desk?.tariff_id ? await getTariff(q, desk.tariff_id) : null;
   const fee = computeFee(tariff?.bands ?? [], dec(o.settled_amount));
@@ -44,7 +48,7 @@ export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, from: re
     creditedAmount: fmt8(fee.credited),
   }, now);
   if (!done) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
-  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: action, at: now });
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: LEDGER_REASON[action], at: now });
   await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox }, fmt8(o.settled_amount));
   if (o.status === 'Dispute') {
     await acceptOpenAppealOfOrder(q, o.id, comment, now);
@@ -60,11 +64,11 @@ export async function cancelInTx(
   q: Queryable,
   ctx: Ctx,
   o: OrderRow,
-  from: readonly OrderStatus[],
+  action: CancellingAction,
   change: { subStatus: 'Cancelled' | 'Expired'; reason: string | null },
 ): Promise<OrderRow> {
   const now = at(ctx);
-  const done = await transitionOrder(q, o.id, from, { status: 'Canceled', subStatus: change.subStatus, cancelReason: change.reason, finishedAt: now }, now);
+  const done = await transitionOrder(q, o.id, ORDER_ACTIONS[action].from, { status: 'Canceled', subStatus: change.subStatus, cancelReason: change.reason, finishedAt: now }, now);
   if (!done) refuseFrom(o, 'cancel');
   await emitEvent(q, ctx, done, 'order.cancelled');
   ctx.metrics.orderTransitions.inc({ to: 'Canceled' });
@@ -79,15 +83,7 @@ export async function cancelInTx(
 export async function expireIfDueInTx(q: Queryable, ctx: Ctx, id: string): Promise<OrderRow | null> {
   const o = await getOrderById(q, id, { forUpdate: true });
   if (!o || o.status !== 'Created' || o.expires_at.getTime() > ctx.clock.now()) return o;
-  return cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Expired', reason: 'expired' });
-}
-
-/** Sandbox: payment simulated, Created → Completed at once (skips Payed). */
-export function simulatePayment(ctx: Ctx, id: string): Promise<OrderRow> {
-  return onLockedOrder(ctx, id, (q, o) => {
-    if (!o.sandbox) throw new AppError('INVALID_TRANSITION', 'simulate-payment is for sandbox orders; live orders use report-payment and confirm');
-    return completeInTx(q, ctx, o, ['Created'], 'simulate payment');
-  });
+  return cancelInTx(q, ctx, o, 'expire', { subStatus: 'Expired', reason: 'expired' });
 }
 
 /** Live: the provider reports a payment; Created → Payed, waiting for confirmation, no callback; a repeat changes nothing. */
@@ -95,7 +91,7 @@ export async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, pay
   if (o.sandbox) throw new AppError('INVALID_TRANSITION', 'sandbox orders skip Payed; use simulate-payment');
   if (o.status === 'Payed') return o;
   const now = at(ctx);
-  const done = await transitionOrder(q, o.id, ['Created'], { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
+  const done = await transitionOrder(q, o.id, ORDER_ACTIONS.report.from, { status: 'Payed', subStatus: 'WaitingAdminConfirmation' }, now);
   if (!done) refuseFrom(o, 'report a payment for');
   if (payerReference) await setPayerReference(q, o.id, payerReference, now);
   ctx.metrics.orderTransitions.inc({ to: 'Payed' });
@@ -108,13 +104,13 @@ export async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, pay
  * confirmation arrives without a prior report.
  */
 export function confirmInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<OrderRow> {
-  return completeInTx(q, ctx, o, ['Created', 'Payed', 'Canceled', 'Dispute'], 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
+  return completeInTx(q, ctx, o, 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
 }
 
 /** The provider rejects: an unpaid or unconfirmed order is closed; rejecting a cancelled order changes nothing. */
 export async function rejectInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<OrderRow> {
   if (o.status === 'Canceled') return o;
-  return cancelInTx(q, ctx, o, ['Created', 'Payed'], { subStatus: 'Cancelled', reason: 'rejected by provider' });
+  return cancelInTx(q, ctx, o, 'reject', { subStatus: 'Cancelled', reason: 'rejected by provider' });
 }
 
 /** A reversal of what the order still has on the balance, linked to it; the order stays as it is. Returns the amount. */
@@ -125,36 +121,47 @@ export async function reverseInTx(q: Queryable, ctx: Ctx, o: OrderRow, reason: s
   return fmt8(net);
 }
 
-/** Runs one order action on the locked order, in its own transaction. */
-function onLockedOrder<T>(ctx: Ctx, id: string, action: (q: Queryable, o: OrderRow) => Promise<T>): Promise<T> {
-  return ctx.db.tx(async (q) => action(q, await lockOrder(q, id)));
+/**
+ * Runs one order action on the order, locked, in its own transaction. The order is looked up within
+ * the caller's scope first (a merchant or desk sees only its own orders; operators every order).
+ */
+async function onLockedOrder<T>(ctx: Ctx, scope: OrderScope, id: string, action: (q: Queryable, o: OrderRow) => Promise<T>): Promise<T> {
+  const found = await findScopedOrder(ctx.db, scope, id);
+  if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${id}`);
+  return ctx.db.tx(async (q) => action(q, await lockOrder(q, found.id)));
 }
 
+/** Sandbox: payment simulated, Created → Completed at once (skips Payed). Operators and the merchant's cabinet. */
+export const simulatePayment = (ctx: Ctx, scope: OrderScope, id: string) =>
+  onLockedOrder(ctx, scope, id, async (q, o) => {
+    if (!o.sandbox) throw new AppError('INVALID_TRANSITION', 'simulate-payment is for sandbox orders; live orders use report-payment and confirm');
+    return orderView(await completeInTx(q, ctx, o, 'simulate'));
+  });
 export const reportPayment = (ctx: Ctx, id: string, payerReference: string | null = null) =>
-  onLockedOrder(ctx, id, (q, o) => reportPaymentInTx(q, ctx, o, payerReference));
-export const confirmPayment = (ctx: Ctx, id: string) => onLockedOrder(ctx, id, (q, o) => confirmInTx(q, ctx, o));
-export const rejectOrder = (ctx: Ctx, id: string) => onLockedOrder(ctx, id, (q, o) => rejectInTx(q, ctx, o));
+  onLockedOrder(ctx, {}, id, async (q, o) => orderView(await reportPaymentInTx(q, ctx, o, payerReference)));
+export const confirmPayment = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await confirmInTx(q, ctx, o)));
+export const rejectOrder = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await rejectInTx(q, ctx, o)));
 export const reverseOrder = (ctx: Ctx, id: string, reason: string) =>
-  onLockedOrder(ctx, id, async (q, o) => ({ order: o, reversed: await reverseInTx(q, ctx, o, reason) }));
+  onLockedOrder(ctx, {}, id, async (q, o) => ({
+    order: orderView(o),
+    reversal: { amount: await reverseInTx(q, ctx, o, reason), currency: 'USD' as const, reason },
+  }));
 
 /** POST /gw/v1/orders/{id}/cancel: only unpaid orders; a cancelled order is a no-op; the reason is stored. */
-export async function cancelByMerchant(ctx: Ctx, deskId: string, idOrRef: string, reason: string | null): Promise<OrderRow> {
-  const found = await findDeskOrder(ctx.db, deskId, idOrRef);
-  if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${idOrRef}`);
-  return ctx.db.tx(async (q) => {
-    const o = await lockOrder(q, found.id);
-    switch (o.status) {
-      case 'Canceled':
-        return o;
-      case 'Completed':
-        throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is completed and cannot be cancelled`);
-      case 'Payed':
-        throw new AppError('ORDER_ALREADY_PAID', `order ${o.id} is paid and waiting for confirmation; it cannot be cancelled`);
-      case 'Dispute':
-        throw new AppError('ORDER_IN_DISPUTE', `order ${o.id} has an open appeal`);
-      default:
-        return cancelInTx(q, ctx, o, ['Created'], { subStatus: 'Cancelled', reason: reason ?? 'cancelled by merchant' });
+export async function cancelByMerchant(ctx: Ctx, scope: OrderScope, idOrRef: string, reason: string | null) {
+  return onLockedOrder(ctx, scope, idOrRef, async (q, o) => {
+    if (o.status === 'Canceled') return orderView(o);
+    if (!allowedFrom('cancel', o.status)) {
+      switch (o.status) {
+        case 'Completed':
+          throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is completed and cannot be cancelled`);
+        case 'Payed':
+          throw new AppError('ORDER_ALREADY_PAID', `order ${o.id} is paid and waiting for confirmation; it cannot be cancelled`);
+        case 'Dispute':
+          throw new AppError('ORDER_IN_DISPUTE', `order ${o.id} has an open appeal`);
+      }
     }
+    return orderView(await cancelInTx(q, ctx, o, 'cancel', { subStatus: 'Cancelled', reason: reason ?? 'cancelled by merchant' }));
   });
 }
 

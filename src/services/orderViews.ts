@@ -1,16 +1,11 @@
+import { paymentOf } from '../domain/payment.js';
 import { fmt2, fmt4, fmt8 } from '../domain/money.js';
 import { isoMillis, isoOrNull, isoSeconds } from '../domain/time.js';
 import type { EventKind } from '../store/outbox.js';
 import type { OrderRow } from '../store/orders.js';
 
-export const PAYMENT_KEYS = ['url', 'card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const;
-
 /** Every key always present; keys the rail does not use are null. */
-export function paymentView(p: Record<string, string | null> | null): Record<(typeof PAYMENT_KEYS)[number], string | null> {
-  const out = {} as Record<(typeof PAYMENT_KEYS)[number], string | null>;
-  for (const k of PAYMENT_KEYS) out[k] = p?.[k] ?? null;
-  return out;
-}
+export const paymentView = paymentOf;
 
 /** The 201 create response: exactly the spec's create fields; orderRef is always null here. */
 export function createView(o: OrderRow) {
@@ -42,6 +37,11 @@ export function orderView(o: OrderRow) {
     cancelReason: o.cancel_reason,
     finishedAt: isoOrNull(o.finished_at),
   };
+}
+
+/** The operator's order: the get fields plus who it belongs to and who served it. */
+export function operatorOrderView(o: OrderRow) {
+  return { ...orderView(o), deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox };
 }
 
 /** The callback body, in the spec's field order; serialised once and kept as the exact bytes sent. */

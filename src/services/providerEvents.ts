@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import type { ProviderEvent } from '../providers/providerMessages.js';
+import { verifyProviderMessage, type ProviderEvent } from '../providers/providerMessages.js';
+import { providerKind } from '../providers/registry.js';
+import { getProvider } from '../store/providers.js';
 import { getOrderById, setPayerReference, type OrderRow } from '../store/orders.js';
 import { recordProviderMessage } from '../store/providerMessages.js';
 import { confirmInTx, rejectInTx, reportPaymentInTx, reverseInTx } from './orderActions.js';
@@ -76,4 +79,38 @@ export async function recordPayerReference(ctx: Ctx, orderId: string, payerRefer
     await setPayerReference(q, o.id, payerReference, now);
     return { ...o, payer_reference: payerReference, updated_at: now };
   });
+}
+
+/** An id that is not an `http` provider is checked against a throwaway key, so it fails exactly like a wrong signature. */
+const DECOY = { key: `decoy_${randomBytes(16).toString('hex')}`, secret: randomBytes(32).toString('hex') };
+
+export type InboundResult = { ok: true; eventId: string; duplicate: boolean; orderStatus?: string } | { ok: false; code: 'AUTH_FAILED' | 'VALIDATION_ERROR'; detail: string };
+
+/**
+ * `POST /providers/v1/{providerId}/events`: the signature over the raw bytes first (401 whatever
+ * the body), then the body (400), then the effect, applied once per message id.
+ */
+export async function receiveProviderEvent(ctx: Ctx, providerId: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<InboundResult> {
+  const provider = await getProvider(ctx.db, providerId);
+  const inbound = provider ? providerKind(provider.kind).inbound : null;
+  const creds = provider && inbound ? inbound.credentials(ctx, provider) : null;
+  const verdict = verifyProviderMessage({
+    headers,
+    rawBody,
+    expectedKey: creds?.key ?? DECOY.key,
+    secret: creds?.secret ?? DECOY.secret,
+    nowMs: ctx.clock.now(),
+  });
+  if (!verdict.ok) {
+    ctx.log.warn({ providerId, reason: verdict.reason, status: verdict.status }, 'provider event refused');
+    return { ok: false, code: verdict.status === 401 ? 'AUTH_FAILED' : 'VALIDATION_ERROR', detail: verdict.reason };
+  }
+  // The decoy check passes only for a caller who guessed 32 random bytes; refused all the same.
+  if (!provider || !creds) return { ok: false, code: 'AUTH_FAILED', detail: 'key or signature mismatch' };
+  const result = await applyProviderEvent(ctx, provider.id, verdict.eventId, verdict.event);
+  ctx.log.info(
+    { providerId, eventId: verdict.eventId, type: verdict.event.type, orderId: verdict.event.orderId, duplicate: result.duplicate },
+    result.duplicate ? 'provider event already applied' : 'provider event applied',
+  );
+  return { ok: true, eventId: verdict.eventId, duplicate: result.duplicate, ...(result.duplicate ? {} : { orderStatus: result.order.status }) };
 }

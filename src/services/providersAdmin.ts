@@ -7,7 +7,7 @@ import { visibleState, type BreakerState } from '../domain/breaker.js';
 import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import { insertProvider, insertRequisites, listCircuits, listProviders, getProvider, setPausedManual, type ProviderRow } from '../store/providers.js';
-import { PAYMENT_KEYS } from './orderViews.js';
+import { PAYMENT_KEYS } from '../domain/payment.js';
 import { openAppealCountsByProvider } from '../store/appeals.js';
 import { breakerConfig } from '../providers/cascade.js';
 

@@ -70,10 +70,11 @@ function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
   };
 }
 
-export function createRateLimits(redis: Redis | null): RateLimits {
+/** The spec's limits; `specs` replaces some of them (tools that replay traffic, tests of other rules). */
+export function createRateLimits(redis: Redis | null, specs: Partial<Record<keyof RateLimits, LimitSpec>> = {}): RateLimits {
   return {
-    orderCreate: limiter(ORDER_CREATE_LIMIT, 'order-create', redis),
-    payPage: limiter(PAY_PAGE_LIMIT, 'pay-page', redis),
-    payerReference: limiter(PAYER_REFERENCE_LIMIT, 'payer-ref', redis),
+    orderCreate: limiter(specs.orderCreate ?? ORDER_CREATE_LIMIT, 'order-create', redis),
+    payPage: limiter(specs.payPage ?? PAY_PAGE_LIMIT, 'pay-page', redis),
+    payerReference: limiter(specs.payerReference ?? PAYER_REFERENCE_LIMIT, 'payer-ref', redis),
   };
 }

@@ -1,9 +1,11 @@
 import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
-import { capExceeded, windowStart, WINDOWS, type Cap, type Scope } from '../domain/turnover.js';
+import { capExceeded, windowStart, WINDOWS, type Cap, type Scope, type Window } from '../domain/turnover.js';
+import { AppError } from '../domain/errors.js';
+import { newId } from '../ids.js';
 import { dec, fmt8 } from '../domain/money.js';
 import type { Queryable } from '../store/db.js';
-import { addToCounter, capsFor, counterValue, notifyOnce } from '../store/turnover.js';
+import { addToCounter, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
 
 export interface ScopeIds {
   deskId: string;
@@ -77,4 +79,43 @@ export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, s: ScopeId
       ctx.log.warn({ capId: cap.id, scope: cap.scope, scopeId: id, window: cap.window, detail }, 'notify-only turnover cap crossed');
     }
   }
+}
+
+// ---- operators' caps
+
+function limitView(c: { id: string; scope: Scope; scopeId: string | null; window: Window; capUsd: string; notifyOnly: boolean }) {
+  return { id: c.id, scope: c.scope, scopeId: c.scopeId, window: c.window, capUsd: fmt8(c.capUsd), notifyOnly: c.notifyOnly };
+}
+
+export async function listLimitViews(ctx: Ctx) {
+  return (await listLimits(ctx.db)).map(limitView);
+}
+
+export interface LimitInput {
+  scope: Scope;
+  scopeId: string | null;
+  window: Window;
+  capUsd: string;
+  notifyOnly: boolean;
+}
+
+export async function createLimit(ctx: Ctx, input: LimitInput) {
+  if (input.scope === 'platform' && input.scopeId !== null) throw new AppError('VALIDATION_ERROR', 'scopeId: must be null for the platform scope');
+  if (input.scope !== 'platform' && !input.scopeId) throw new AppError('VALIDATION_ERROR', `scopeId: is required for the ${input.scope} scope`);
+  // A cap on an id that does not exist would never apply: refuse the typo instead of storing it.
+  if (input.scope !== 'platform' && input.scopeId !== null && !(await scopeExists(ctx.db, input.scope, input.scopeId))) {
+    throw new AppError('VALIDATION_ERROR', `scopeId: no ${input.scope} ${input.scopeId}`);
+  }
+  const cap = await insertLimit(ctx.db, { id: newId('lim'), ...input }, new Date(ctx.clock.now()));
+  return limitView(cap);
+}
+
+export async function removeLimit(ctx: Ctx, id: string) {
+  if (!(await deleteLimit(ctx.db, id))) throw new AppError('LIMIT_NOT_FOUND', `no turnover limit ${id}`);
+  return { id, deleted: true };
+}
+
+export async function listNotificationViews(ctx: Ctx) {
+  const rows = await listNotifications(ctx.db, 200);
+  return rows.map((r) => ({ id: r.id, kind: r.kind, detail: r.detail, at: r.created_at.toISOString() }));
 }

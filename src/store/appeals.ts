@@ -112,28 +112,42 @@ export async function setPausedAppeals(q: Queryable, providerId: string, paused:
   await q.query('UPDATE providers SET paused_appeals = $2 WHERE id = $1', [providerId, paused]);
 }
 
-/** The review list: most urgent decision target first; all statuses when none is given. */
-export async function listReviewAppeals(q: Queryable, status: AppealStatus | null, limit: number): Promise<ReviewRow[]> {
-  const { rows } = await q.query<ReviewRow>(
-    `SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
+const REVIEW_SELECT = `SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
             o.rate AS order_rate, o.settled_amount AS order_settled_amount
-     FROM appeals a JOIN orders o ON o.id = a.order_id
-     WHERE $1::text IS NULL OR a.status = $1
-     ORDER BY a.sla_due_at, a.created_at, a.id
-     LIMIT $2`,
-    [status, limit],
+     FROM appeals a JOIN orders o ON o.id = a.order_id`;
+
+export interface AppealListFilter {
+  status: AppealStatus | null;
+  merchantId?: string;
+  /**
+   * The queue order: open appeals by decision target, most urgent first, paged forward from the
+   * `after` appeal; otherwise newest first, paged back from the `before` appeal.
+   */
+  bySla: boolean;
+  cursorId?: string;
+  limit: number;
+}
+
+/** A page of appeals with their orders, keyset-paged from a cursor appeal (same position rules as the order). */
+export async function listReviewAppeals(q: Queryable, f: AppealListFilter): Promise<ReviewRow[]> {
+  const order = f.bySla ? 'a.sla_due_at, a.id' : 'a.created_at DESC, a.id DESC';
+  const after = f.bySla
+    ? '(a.sla_due_at, a.id) > (c.sla_due_at, c.id)'
+    : '(a.created_at, a.id) < (c.created_at, c.id)';
+  const { rows } = await q.query<ReviewRow>(
+    `${REVIEW_SELECT}
+     LEFT JOIN appeals c ON c.id = $3
+     WHERE ($1::text IS NULL OR a.status = $1) AND ($2::text IS NULL OR a.merchant_id = $2)
+       AND ($3::text IS NULL OR ${after})
+     ORDER BY ${order}
+     LIMIT $4`,
+    [f.status, f.merchantId ?? null, f.cursorId ?? null, f.limit],
   );
   return rows;
 }
 
-export async function getReviewAppeal(q: Queryable, id: string): Promise<ReviewRow | null> {
-  const { rows } = await q.query<ReviewRow>(
-    `SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
-            o.rate AS order_rate, o.settled_amount AS order_settled_amount
-     FROM appeals a JOIN orders o ON o.id = a.order_id
-     WHERE a.id = $1`,
-    [id],
-  );
+export async function getReviewAppeal(q: Queryable, id: string, merchantId: string | null = null): Promise<ReviewRow | null> {
+  const { rows } = await q.query<ReviewRow>(`${REVIEW_SELECT} WHERE a.id = $1 AND ($2::text IS NULL OR a.merchant_id = $2)`, [id, merchantId]);
   return rows[0] ?? null;
 }
 

@@ -13,6 +13,8 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction: commit when it resolves, roll back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Embedded database only: a copy of the whole data directory, which `openPglite` can start from. */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 // Both adapters return the same JavaScript values: numeric as exact strings (money never
@@ -67,9 +69,10 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
 }
 
 /** Embedded PostgreSQL. It has one connection, so transactions run one after another. */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
+export async function openPglite(dataDir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Db> {
   const lite = await PGlite.create({
     dataDir,
+    loadDataDir: opts.loadDataDir,
     parsers: {
       [pgliteTypes.NUMERIC]: (v: string) => v,
       [pgliteTypes.INT8]: (v: string) => Number(v),
@@ -102,6 +105,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     },
     async close() {
       await lite.close();
+    },
+    async dumpDataDir() {
+      return lite.dumpDataDir('none');
     },
   };
 }

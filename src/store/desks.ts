@@ -93,3 +93,14 @@ export async function updateDesk(q: Queryable, id: string, patch: DeskPatch): Pr
   const { rows } = await q.query<DeskRow>(`UPDATE desks SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
   return rows[0] ?? null;
 }
+
+/** Newest first, keyset-paged back from the `before` desk. */
+export async function listDesks(q: Queryable, f: { merchantId: string | null; beforeId?: string; limit: number }): Promise<DeskRow[]> {
+  const { rows } = await q.query<DeskRow>(
+    `SELECT d.* FROM desks d LEFT JOIN desks c ON c.id = $2
+      WHERE ($1::text IS NULL OR d.merchant_id = $1) AND ($2::text IS NULL OR (d.created_at, d.id) < (c.created_at, c.id))
+      ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
+    [f.merchantId, f.beforeId ?? null, f.limit],
+  );
+  return rows;
+}

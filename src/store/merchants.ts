@@ -63,3 +63,14 @@ export async function approveAfterUnblock(q: Queryable, id: string): Promise<voi
 export async function renameMerchant(q: Queryable, id: string, name: string): Promise<void> {
   await q.query('UPDATE merchants SET name = $2 WHERE id = $1', [id, name]);
 }
+
+/** Newest first, keyset-paged back from the `before` merchant. */
+export async function listMerchants(q: Queryable, f: { status: MerchantStatus | null; beforeId?: string; limit: number }): Promise<MerchantRow[]> {
+  const { rows } = await q.query<MerchantRow>(
+    `SELECT m.* FROM merchants m LEFT JOIN merchants c ON c.id = $2
+      WHERE ($1::text IS NULL OR m.status = $1) AND ($2::text IS NULL OR (m.created_at, m.id) < (c.created_at, c.id))
+      ORDER BY m.created_at DESC, m.id DESC LIMIT $3`,
+    [f.status, f.beforeId ?? null, f.limit],
+  );
+  return rows;
+}

@@ -166,3 +166,59 @@ export async function closeDueOrders(q: Queryable, now: Date, limit: number): Pr
 export async function setPayerReference(q: Queryable, id: string, ref: string, at: Date): Promise<void> {
   await q.query('UPDATE orders SET payer_reference = $2, updated_at = $3 WHERE id = $1', [id, ref, at]);
 }
+
+/** Who may see an order: a desk (gateway), a merchant (cabinet), or the platform (operators) when both are absent. */
+export interface OrderScope {
+  merchantId?: string;
+  deskId?: string;
+}
+
+/**
+ * An order by its ord_ id, or by reference within a desk or merchant (the newest of several), seen
+ * from a scope: an order outside it is simply not found.
+ */
+export async function findScopedOrder(q: Queryable, scope: OrderScope, idOrRef: string): Promise<OrderRow | null> {
+  if (scope.deskId && !scope.merchantId) return findDeskOrder(q, scope.deskId, idOrRef);
+  const params = [idOrRef, scope.merchantId ?? null, scope.deskId ?? null];
+  const inScope = `($2::text IS NULL OR merchant_id = $2) AND ($3::text IS NULL OR desk_id = $3) AND placement = 'placed'`;
+  if (idOrRef.startsWith('ord_')) {
+    const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE id = $1 AND ${inScope}`, params);
+    if (rows[0]) return rows[0];
+  }
+  if (!scope.merchantId && !scope.deskId) return null;
+  const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE order_ref = $1 AND ${inScope} ORDER BY seq DESC LIMIT 1`, params);
+  return rows[0] ?? null;
+}
+
+export interface OrderListFilter extends OrderScope {
+  status?: string;
+  providerId?: string;
+  from?: Date;
+  to?: Date;
+  /** An ord_ id or an orderRef. */
+  q?: string;
+  /** Keyset: orders older than this one (by creation sequence). */
+  beforeSeq?: number;
+  limit: number;
+}
+
+/** Newest first, keyset-paged by `seq` so a page costs the same at any depth. */
+export async function listOrders(q: Queryable, f: OrderListFilter): Promise<OrderRow[]> {
+  const { rows } = await q.query<OrderRow>(
+    `SELECT * FROM orders
+      WHERE placement = 'placed'
+        AND ($1::text IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR desk_id = $2)
+        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR provider_id = $4)
+        AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+        AND ($7::text IS NULL OR id = $7 OR order_ref = $7)
+        AND ($8::bigint IS NULL OR seq < $8)
+      ORDER BY seq DESC LIMIT $9`,
+    [f.merchantId ?? null, f.deskId ?? null, f.status ?? null, f.providerId ?? null, f.from ?? null, f.to ?? null, f.q ?? null, f.beforeSeq ?? null, f.limit],
+  );
+  return rows;
+}
+
+export async function orderSeq(q: Queryable, id: string): Promise<number | null> {
+  const { rows } = await q.query<{ seq: number }>('SELECT seq FROM orders WHERE id = $1', [id]);
+  return rows[0]?.seq ?? null;
+}

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPg, openPglite, type Db } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
+import { loadMigrations, migrate } from '../../src/store/migrate.js';
 
 /** The PostgreSQL server to test against, when DATABASE_URL is set; PGlite in memory otherwise. */
 export const serverUrl = process.env.DATABASE_URL || null;
@@ -13,25 +13,100 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
+/**
+ * Migrating a database anew for every test file is most of a file's set-up cost (initdb of an
+ * embedded PostgreSQL takes seconds). A migrated template is made once per test process and
+ * per schema version, then copied: PGlite loads a dump of the template's data directory, and
+ * PostgreSQL creates each database `TEMPLATE` the migrated one.
+ */
+const schemaHash = createHash('sha256')
+  .update(loadMigrations().map((m) => `${m.name}\n${m.sql}`).join('\n'))
+  .digest('hex')
+  .slice(0, 12);
+
+const pgliteTemplates = new Map<boolean, Promise<Blob>>();
+
+/** A dump of a fresh embedded database, migrated or not, made once per process. */
+function pgliteTemplateDump(migrated: boolean): Promise<Blob> {
+  let t = pgliteTemplates.get(migrated);
+  if (!t) {
+    t = (async () => {
+      const db = await openPglite(undefined);
+      if (migrated) await migrate(db);
+      const dump = await db.dumpDataDir!();
+      await db.close();
+      return dump;
+    })();
+    pgliteTemplates.set(migrated, t);
+  }
+  return t;
+}
+
+let serverTemplate: Promise<string> | null = null;
+
+/** The migrated template database on the server; made once, reused by every later run with the same migrations. */
+async function serverTemplateName(): Promise<string> {
+  serverTemplate ??= (async () => {
+    const name = `paygate_tpl_${schemaHash}`;
+    const admin = new pg.Client({ connectionString: serverUrl! });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (rows.length === 0) {
+        // Built under another name and renamed at the end, so a concurrent process never copies a half-migrated template.
+        const building = `${name}_${randomBytes(4).toString('hex')}`;
+        await admin.query(`CREATE DATABASE ${building}`);
+        const db = openPg(urlFor(building), { max: 1 });
+        await migrate(db);
+        await db.close();
+        try {
+          await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+        } catch {
+          // Another process finished its template first; theirs is as good as ours.
+          await admin.query(`DROP DATABASE IF EXISTS ${building}`);
+        }
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return serverTemplate;
+}
+
+function urlFor(database: string): string {
+  const u = new URL(serverUrl!);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
 /** A throwaway, migrated database: an in-memory PGlite, or a fresh database on the server. */
 export async function createTestDb(opts: { migrated?: boolean } = {}): Promise<TestDb> {
+  const migrated = opts.migrated !== false;
   if (!serverUrl) {
-    const db = await openPglite(undefined);
-    if (opts.migrated !== false) await migrate(db);
+    const db = await openPglite(undefined, { loadDataDir: await pgliteTemplateDump(migrated) });
     return { db, url: null, drop: () => db.close() };
   }
+  const template = migrated ? await serverTemplateName() : null;
   const name = `paygate_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  // Copying a template needs it to have no other session; several test processes copy it at once, so retry briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+      break;
+    } catch (err) {
+      if (attempt >= 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+    }
+  }
   await admin.end();
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  const db = openPg(u.toString(), { max: 12 });
-  if (opts.migrated !== false) await migrate(db);
+  const url = urlFor(name);
+  const db = openPg(url, { max: 12 });
   return {
     db,
-    url: u.toString(),
+    url,
     async drop() {
       await db.close();
       const c = new pg.Client({ connectionString: serverUrl });

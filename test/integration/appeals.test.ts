@@ -363,7 +363,7 @@ describe('appeals', () => {
       const list = async () => {
         const res = await admin(h.app, 'GET', '/appeals?status=Open');
         expect(res.statusCode).toBe(200);
-        return json(res).result;
+        return json(res).result.items;
       };
       let items = await list();
       expect(items.map((x: any) => x.id)).toEqual([a1.id, a2.id]);
@@ -390,9 +390,9 @@ describe('appeals', () => {
 
       expect(json(await admin(h.app, 'GET', `/appeals/${a1.id}`)).result).toEqual(items[0]);
 
-      const all = json(await admin(h.app, 'GET', '/appeals')).result.map((x: any) => x.id);
+      const all = json(await admin(h.app, 'GET', '/appeals')).result.items.map((x: any) => x.id);
       expect(all).toEqual(expect.arrayContaining([a1.id, a2.id, a3.id]));
-      expect(json(await admin(h.app, 'GET', '/appeals?status=Accepted')).result.map((x: any) => x.status)).not.toContain('Open');
+      expect(json(await admin(h.app, 'GET', '/appeals?status=Accepted')).result.items.map((x: any) => x.status)).not.toContain('Open');
       expect(json(await admin(h.app, 'GET', '/appeals?status=Closed')).fault.code).toBe('VALIDATION_ERROR');
     });
 

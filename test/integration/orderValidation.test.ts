@@ -12,7 +12,7 @@ let h: Harness;
 let desk: DeskCreds;
 
 beforeAll(async () => {
-  h = await createHarness();
+  h = await createHarness({ unlimitedOrders: true });
   desk = await provisionDesk(h.app);
   // Platform currencies used below: EUR priceable, KZT and INR priceable, CHF enabled without any rate
   // source, GBP with a rate but switched off.

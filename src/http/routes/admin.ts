@@ -1,106 +1,214 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema } from 'typebox';
 import type { Ctx } from '../../context.js';
-import { AppError } from '../../domain/errors.js';
-import { isIsoCurrency } from '../../domain/catalogue.js';
+import type { ErrorCode } from '../../domain/errors.js';
+import type { AppealStatus } from '../../domain/appealGuard.js';
+import type { Scope, Window } from '../../domain/turnover.js';
 import * as op from '../../services/operator.js';
+import * as actions from '../../services/orderActions.js';
+import * as providers from '../../services/providersAdmin.js';
+import { acceptAppeal, getAppealForReview, listAppealsForReview, rejectAppeal } from '../../services/appeals.js';
+import { orderCallbackLog, resendOrder } from '../../services/events.js';
+import { getOperatorOrder, listOperatorOrders } from '../../services/orders.js';
+import { createLimit, listLimitViews, listNotificationViews, removeLimit } from '../../services/turnover.js';
 import { sendOk } from '../errors.js';
-import { field, jsonBody } from '../validate.js';
+import { ADMIN_SECURITY } from '../openapi.js';
+import * as A from '../schemas/admin.js';
+import { IdParam, routeSchema } from '../schemas/common.js';
+import Type from 'typebox';
 
-const idParam = (req: FastifyRequest) => (req.params as { id: string }).id;
+const AUTH: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
 
-function currencyParam(req: FastifyRequest): string {
-  const code = (req.params as { code: string }).code;
-  if (!/^[A-Z]{3}$/.test(code) || !isIsoCurrency(code)) throw new AppError('VALIDATION_ERROR', `code: ${code} is not an ISO 4217 code`);
-  return code;
+interface Doc {
+  id: string;
+  summary: string;
+  ok: TSchema;
+  status?: number;
+  errors?: ErrorCode[];
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  description?: string;
 }
 
-function deskInput(b: Record<string, unknown>): op.DeskInput {
-  return {
-    method: field.string(b, 'method') ?? undefined,
-    rails: field.stringArray(b, 'rails'),
-    currencies: field.stringArray(b, 'currencies'),
-    minUsd: field.decimal(b, 'minUsd') ?? undefined,
-    maxUsd: field.decimal(b, 'maxUsd') ?? undefined,
-    callbackUrl: field.string(b, 'callbackUrl', { nullable: true, max: 2048 }),
-    callbacksEnabled: field.boolean(b, 'callbacksEnabled'),
-    tariffId: field.string(b, 'tariffId', { nullable: true }),
-    enabled: field.boolean(b, 'enabled'),
+function doc<O extends Doc>(o: O) {
+  return routeSchema({
+    security: ADMIN_SECURITY,
+    tags: ['operators'],
+    operationId: o.id,
+    summary: o.summary,
+    description: o.description,
+    body: o.body,
+    querystring: o.querystring,
+    params: o.params,
+    ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
+    errors: [...AUTH, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
+  } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
+}
+
+const merchantId = IdParam('`mer_` id');
+const deskId = IdParam('`dsk_` id');
+const orderId = IdParam('`ord_` id');
+const appealId = IdParam('`apl_` id');
+const providerId = IdParam('`prv_` id');
+const limit = (q: { limit?: number }) => q.limit ?? 100;
+
+/** The operator API: bearer token, the same envelopes as the gateway. Each route: schema, one service call, envelope. */
+export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  return async (admin) => {
+    // ---- merchants
+    admin.get('/merchants', { schema: doc({ id: 'listMerchants', summary: 'Merchants, newest first', querystring: A.ListMerchantsQuery, ok: A.PageOf(A.MerchantWithBalance) }) }, async (req, reply) =>
+      sendOk(req, reply, await op.listMerchantViews(ctx, { status: req.query.status ?? null, before: req.query.before, limit: limit(req.query) })),
+    );
+    admin.post('/merchants', { schema: doc({ id: 'createMerchant', summary: 'Create a merchant (UnderReview)', body: A.CreateMerchantBody, ok: A.Merchant, status: 201 }) }, async (req, reply) =>
+      sendOk(req, reply, await op.createMerchant(ctx, { name: req.body.name, sandbox: req.body.sandbox ?? true }), 201),
+    );
+    admin.get('/merchants/:id', { schema: doc({ id: 'getMerchant', summary: 'A merchant with its balance', params: merchantId, ok: A.MerchantWithBalance, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.getMerchant(ctx, req.params.id)),
+    );
+    admin.post('/merchants/:id/approve', { schema: doc({ id: 'approveMerchant', summary: 'Approve: live providers from now on', params: merchantId, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.approveMerchant(ctx, req.params.id)),
+    );
+    admin.post('/merchants/:id/block', { schema: doc({ id: 'blockMerchant', summary: 'Block: orders answer MERCHANT_INACTIVE', params: merchantId, body: A.BlockBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.blockMerchant(ctx, req.params.id, req.body.reason ?? null)),
+    );
+    admin.post('/merchants/:id/unblock', { schema: doc({ id: 'unblockMerchant', summary: 'Back to the status before the block', params: merchantId, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.unblockMerchant(ctx, req.params.id)),
+    );
+    admin.patch('/merchants/:id', { schema: doc({ id: 'patchMerchant', summary: 'Change sandbox or name', params: merchantId, body: A.PatchMerchantBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.patchMerchant(ctx, req.params.id, req.body)),
+    );
+
+    // ---- tariffs
+    admin.post('/tariffs', { schema: doc({ id: 'createTariff', summary: 'Create a tariff with fee bands', body: A.CreateTariffBody, ok: A.Tariff, status: 201 }) }, async (req, reply) =>
+      sendOk(req, reply, await op.createTariff(ctx, { name: req.body.name, bands: op.validateBands(req.body.bands) }), 201),
+    );
+
+    // ---- desks
+    admin.get('/desks', { schema: doc({ id: 'listDesks', summary: 'Cash desks, newest first', querystring: A.ListDesksQuery, ok: A.PageOf(A.Desk) }) }, async (req, reply) =>
+      sendOk(req, reply, await op.listDeskViews(ctx, { merchantId: req.query.merchantId ?? null, before: req.query.before, limit: limit(req.query) })),
+    );
+    admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) => {
+      const b = req.body;
+      const desk = await op.createDesk(ctx, req.params.id, {
+        method: b.method,
+        rails: dedupe(b.rails ?? []),
+        currencies: dedupe(b.currencies ?? []),
+        minUsd: b.minUsd ?? '0',
+        maxUsd: b.maxUsd ?? '0',
+        callbackUrl: b.callbackUrl ?? null,
+        callbacksEnabled: b.callbacksEnabled ?? true,
+        tariffId: b.tariffId ?? null,
+      });
+      return sendOk(req, reply, desk, 201);
+    });
+    admin.get('/desks/:id', { schema: doc({ id: 'getDesk', summary: 'A cash desk (never its secret)', params: deskId, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.getDesk(ctx, req.params.id)),
+    );
+    admin.patch(
+      '/desks/:id',
+      { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: Type.Object({ ...A.PatchDeskBody.properties, method: Type.Optional(Type.Unsafe<never>({ not: {}, 'x-message': 'a cash desk keeps its method for life' })) }), ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) },
+      async (req, reply) => {
+        const { method: _method, ...b } = req.body;
+        return sendOk(req, reply, await op.patchDesk(ctx, req.params.id, { ...b, rails: b.rails && dedupe(b.rails), currencies: b.currencies && dedupe(b.currencies) }));
+      },
+    );
+    admin.post('/desks/:id/stop', { schema: doc({ id: 'stopDesk', summary: 'Stop: SHOP_STOPPED with the reason', params: deskId, body: A.StopDeskBody, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.stopDesk(ctx, req.params.id, req.body.reason)),
+    );
+    admin.post('/desks/:id/resume', { schema: doc({ id: 'resumeDesk', summary: 'Clear the stop', params: deskId, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.resumeDesk(ctx, req.params.id)),
+    );
+    admin.post('/desks/:id/secret', { schema: doc({ id: 'rotateDeskSecret', summary: 'Issue a new secret; the old one fails at once', params: deskId, ok: A.Secret, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.rotateDeskSecret(ctx, req.params.id)),
+    );
+
+    // ---- currencies and rates
+    admin.put('/currencies/:code', { schema: doc({ id: 'putCurrency', summary: 'Enable a currency and set its spread', params: A.CodeParam, body: A.PutCurrencyBody, ok: A.Currency }) }, async (req, reply) =>
+      sendOk(req, reply, await op.putCurrency(ctx, op.currencyCode(req.params.code), req.body)),
+    );
+    admin.get('/currencies', { schema: doc({ id: 'listCurrencies', summary: 'Every currency', ok: Type.Array(A.Currency) }) }, async (req, reply) => sendOk(req, reply, await op.listCurrencyViews(ctx)));
+    admin.put('/rates/:code', { schema: doc({ id: 'putRate', summary: 'Set a manual rate (before spread); it takes precedence', params: A.CodeParam, body: A.PutRateBody, ok: A.RateView }) }, async (req, reply) =>
+      sendOk(req, reply, await op.putManualRate(ctx, op.currencyCode(req.params.code), req.body.rate)),
+    );
+    admin.delete('/rates/:code', { schema: doc({ id: 'deleteRate', summary: 'Back to market sources', params: A.CodeParam, ok: A.RateView, errors: ['RATE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.deleteManualRate(ctx, op.currencyCode(req.params.code))),
+    );
+    admin.get('/rates', { schema: doc({ id: 'listRates', summary: 'Every rate with its source, age and flag', ok: Type.Array(A.RateView) }) }, async (req, reply) => sendOk(req, reply, await op.listRateViews(ctx)));
+
+    // ---- providers
+    admin.get('/providers', { schema: doc({ id: 'listProviders', summary: 'Providers with circuits, pauses and open appeals', ok: Type.Array(A.Provider) }) }, async (req, reply) =>
+      sendOk(req, reply, await providers.listProviderViews(ctx)),
+    );
+    admin.post('/providers', { schema: doc({ id: 'createProvider', summary: 'Add a pool or http provider', body: A.CreateProviderBody, ok: A.Provider, status: 201 }) }, async (req, reply) => {
+      const b = req.body;
+      return sendOk(req, reply, await providers.createProvider(ctx, { ...b, priority: b.priority ?? 100 }), 201);
+    });
+    admin.post('/providers/:id/pause', { schema: doc({ id: 'pauseProvider', summary: 'Pause a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await providers.pauseProvider(ctx, req.params.id, true)),
+    );
+    admin.post('/providers/:id/resume', { schema: doc({ id: 'resumeProvider', summary: 'Resume a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await providers.pauseProvider(ctx, req.params.id, false)),
+    );
+
+    // ---- orders
+    const orderErrors: ErrorCode[] = ['ORDER_NOT_FOUND', 'INVALID_TRANSITION', 'ORDER_ALREADY_COMPLETED'];
+    admin.get('/orders', { schema: doc({ id: 'listOrders', summary: 'Orders, newest first', querystring: A.ListOrdersQuery, ok: A.PageOf(A.OperatorOrder) }) }, async (req, reply) =>
+      sendOk(req, reply, await listOperatorOrders(ctx, { ...req.query, limit: limit(req.query) })),
+    );
+    admin.get('/orders/:id', { schema: doc({ id: 'getOperatorOrder', summary: 'An order with desk, merchant and provider', params: orderId, ok: A.OperatorOrder, errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getOperatorOrder(ctx, req.params.id)),
+    );
+    admin.post('/orders/:id/simulate-payment', { schema: doc({ id: 'simulatePayment', summary: 'Sandbox order: Created → Completed, credited', params: orderId, ok: A.OperatorOrder.properties ? Type.Object(A.Reversal.properties.order.properties) : A.OperatorOrder, errors: orderErrors }) }, async (req, reply) =>
+      sendOk(req, reply, await actions.simulatePayment(ctx, {}, req.params.id)),
+    );
+    admin.post('/orders/:id/report-payment', { schema: doc({ id: 'reportPayment', summary: 'Live order: Created → Payed', params: orderId, body: A.ReportPaymentBody, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+      sendOk(req, reply, await actions.reportPayment(ctx, req.params.id, req.body.payerReference ?? null)),
+    );
+    admin.post('/orders/:id/confirm', { schema: doc({ id: 'confirmPayment', summary: 'Payed, Created, Canceled (reconciliation) or Dispute → Completed', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+      sendOk(req, reply, await actions.confirmPayment(ctx, req.params.id)),
+    );
+    admin.post('/orders/:id/reject', { schema: doc({ id: 'rejectOrder', summary: 'Provider rejected: Created or Payed → Canceled', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+      sendOk(req, reply, await actions.rejectOrder(ctx, req.params.id)),
+    );
+    admin.post('/orders/:id/reverse', { schema: doc({ id: 'reverseOrder', summary: 'Reverse what the order still has on the balance', params: orderId, body: A.ReverseBody, ok: A.Reversal, errors: ['ORDER_NOT_FOUND', 'NOTHING_TO_REVERSE'] }) }, async (req, reply) =>
+      sendOk(req, reply, await actions.reverseOrder(ctx, req.params.id, req.body.reason)),
+    );
+    admin.post('/orders/:id/resend', { schema: doc({ id: 'resendOrder', summary: 'Send the current state as a new event with a new id', params: orderId, ok: A.Resent, errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await resendOrder(ctx, {}, req.params.id)),
+    );
+    admin.get('/orders/:id/callbacks', { schema: doc({ id: 'listOrderCallbacks', summary: 'Callback attempts, oldest first', params: orderId, ok: Type.Array(A.Attempt), errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await orderCallbackLog(ctx, {}, req.params.id)),
+    );
+
+    // ---- appeals
+    admin.get('/appeals', { schema: doc({ id: 'listAppeals', summary: 'Appeals: the open queue most urgent first, others newest first', querystring: A.ListAppealsQuery, ok: A.PageOf(A.ReviewAppeal) }) }, async (req, reply) =>
+      sendOk(req, reply, await listAppealsForReview(ctx, { status: req.query.status as AppealStatus | undefined, after: req.query.after, before: req.query.before, limit: limit(req.query) })),
+    );
+    admin.get('/appeals/:id', { schema: doc({ id: 'getReviewAppeal', summary: 'An appeal with its order', params: appealId, ok: A.ReviewAppeal, errors: ['APPEAL_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getAppealForReview(ctx, req.params.id)),
+    );
+    const decided: ErrorCode[] = ['APPEAL_NOT_FOUND', 'APPEAL_ALREADY_RESOLVED', 'ORDER_ALREADY_COMPLETED', 'INVALID_TRANSITION'];
+    admin.post('/appeals/:id/accept', { schema: doc({ id: 'acceptAppeal', summary: 'Accept: order Completed and credited', params: appealId, body: A.CommentBody, ok: A.ReviewAppeal, errors: decided }) }, async (req, reply) =>
+      sendOk(req, reply, await acceptAppeal(ctx, req.params.id, req.body.comment ?? null)),
+    );
+    admin.post('/appeals/:id/reject', { schema: doc({ id: 'rejectAppeal', summary: 'Reject: order Canceled, `appeal rejected`', params: appealId, body: A.CommentBody, ok: A.ReviewAppeal, errors: decided }) }, async (req, reply) =>
+      sendOk(req, reply, await rejectAppeal(ctx, req.params.id, req.body.comment ?? null)),
+    );
+
+    // ---- turnover caps
+    admin.get('/turnover-limits', { schema: doc({ id: 'listTurnoverLimits', summary: 'Turnover caps', ok: Type.Array(A.Limit) }) }, async (req, reply) => sendOk(req, reply, await listLimitViews(ctx)));
+    admin.post('/turnover-limits', { schema: doc({ id: 'createTurnoverLimit', summary: 'Add a turnover cap', body: A.CreateLimitBody, ok: A.Limit, status: 201 }) }, async (req, reply) => {
+      const b = req.body;
+      return sendOk(req, reply, await createLimit(ctx, { scope: b.scope as Scope, scopeId: b.scopeId ?? null, window: b.window as Window, capUsd: b.capUsd, notifyOnly: b.notifyOnly ?? false }), 201);
+    });
+    admin.delete('/turnover-limits/:id', { schema: doc({ id: 'deleteTurnoverLimit', summary: 'Remove a turnover cap', params: IdParam('`lim_` id'), ok: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), errors: ['LIMIT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await removeLimit(ctx, req.params.id)),
+    );
+    admin.get('/notifications', { schema: doc({ id: 'listNotifications', summary: 'Platform notifications (notify-only caps)', ok: Type.Array(A.Notification) }) }, async (req, reply) =>
+      sendOk(req, reply, await listNotificationViews(ctx)),
+    );
   };
 }
 
-export async function adminRoutes(admin: FastifyInstance, ctx: Ctx): Promise<void> {
-  // ---- merchants
-  admin.post('/merchants', async (req, reply) => {
-    const b = jsonBody(req.body);
-    const name = field.requiredString(b, 'name', { max: 200 });
-    const sandbox = field.boolean(b, 'sandbox') ?? true;
-    return sendOk(req, reply, await op.createMerchant(ctx, { name, sandbox }), 201);
-  });
-  admin.get('/merchants/:id', async (req, reply) => sendOk(req, reply, await op.getMerchant(ctx, idParam(req))));
-  admin.post('/merchants/:id/approve', async (req, reply) => sendOk(req, reply, await op.approveMerchant(ctx, idParam(req))));
-  admin.post('/merchants/:id/block', async (req, reply) => {
-    const b = jsonBody(req.body);
-    return sendOk(req, reply, await op.blockMerchant(ctx, idParam(req), field.string(b, 'reason', { nullable: true, max: 500 }) ?? null));
-  });
-  admin.post('/merchants/:id/unblock', async (req, reply) => sendOk(req, reply, await op.unblockMerchant(ctx, idParam(req))));
-  admin.patch('/merchants/:id', async (req, reply) => {
-    const b = jsonBody(req.body);
-    const patch = { sandbox: field.boolean(b, 'sandbox'), name: field.string(b, 'name', { min: 1, max: 200 }) ?? undefined };
-    return sendOk(req, reply, await op.patchMerchant(ctx, idParam(req), patch));
-  });
-
-  // ---- tariffs
-  admin.post('/tariffs', async (req, reply) => {
-    const b = jsonBody(req.body);
-    const name = field.requiredString(b, 'name', { max: 200 });
-    return sendOk(req, reply, await op.createTariff(ctx, { name, bands: op.validateBands(b.bands) }), 201);
-  });
-
-  // ---- desks
-  admin.post('/merchants/:id/desks', async (req, reply) => {
-    const d = deskInput(jsonBody(req.body));
-    if (d.method === undefined) throw new AppError('VALIDATION_ERROR', 'method: is required');
-    const desk = await op.createDesk(ctx, idParam(req), {
-      method: d.method,
-      rails: d.rails ?? [],
-      currencies: d.currencies ?? [],
-      minUsd: d.minUsd ?? '0',
-      maxUsd: d.maxUsd ?? '0',
-      callbackUrl: d.callbackUrl ?? null,
-      callbacksEnabled: d.callbacksEnabled ?? true,
-      tariffId: d.tariffId ?? null,
-    });
-    return sendOk(req, reply, desk, 201);
-  });
-  admin.get('/desks/:id', async (req, reply) => sendOk(req, reply, await op.getDesk(ctx, idParam(req))));
-  admin.patch('/desks/:id', async (req, reply) => {
-    const b = jsonBody(req.body);
-    if ('method' in b) throw new AppError('VALIDATION_ERROR', 'method: a cash desk keeps its method for life');
-    return sendOk(req, reply, await op.patchDesk(ctx, idParam(req), deskInput(b)));
-  });
-  admin.post('/desks/:id/stop', async (req, reply) => {
-    const reason = field.requiredString(jsonBody(req.body), 'reason', { max: 500 });
-    return sendOk(req, reply, await op.stopDesk(ctx, idParam(req), reason));
-  });
-  admin.post('/desks/:id/resume', async (req, reply) => sendOk(req, reply, await op.resumeDesk(ctx, idParam(req))));
-  admin.post('/desks/:id/secret', async (req, reply) => sendOk(req, reply, await op.rotateDeskSecret(ctx, idParam(req))));
-
-  // ---- currencies and rates
-  admin.put('/currencies/:code', async (req, reply) => {
-    const code = currencyParam(req);
-    const b = jsonBody(req.body);
-    const input = { enabled: field.boolean(b, 'enabled'), spreadPercent: field.decimal(b, 'spreadPercent', { places: 4 }) ?? undefined };
-    return sendOk(req, reply, await op.putCurrency(ctx, code, input));
-  });
-  admin.put('/rates/:code', async (req, reply) => {
-    const code = currencyParam(req);
-    const b = jsonBody(req.body);
-    const rate = field.decimal(b, 'rate', { places: 8 });
-    if (rate === undefined || rate === null) throw new AppError('VALIDATION_ERROR', 'rate: is required');
-    return sendOk(req, reply, await op.putManualRate(ctx, code, rate));
-  });
-  // Operators see every rate with its source, age and flag (a refused market jump keeps the last good rate).
-  admin.get('/rates', async (req, reply) => sendOk(req, reply, await op.listRateViews(ctx)));
-  admin.get('/currencies', async (req, reply) => sendOk(req, reply, await op.listCurrencyViews(ctx)));
-  admin.delete('/rates/:code', async (req, reply) => sendOk(req, reply, await op.deleteManualRate(ctx, currencyParam(req))));
-}
+const dedupe = (xs: string[]) => [...new Set(xs)];

@@ -1,39 +1,57 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { payPageView } from '../../services/orderViews.js';
-import { getMerchant } from '../../store/merchants.js';
-import { getOrderById } from '../../store/orders.js';
-import { sendOk, sendTooMany } from '../errors.js';
+import { getPayPage, reportPayerReference } from '../../services/payPage.js';
+import { sendOk } from '../errors.js';
+import { IdParam, routeSchema } from '../schemas/common.js';
+import { PayerReferenceBody, PayPage } from '../schemas/gateway.js';
+
+const TOO_MANY = { 429: { description: 'rate limited per client IP: empty body', headers: { 'Retry-After': { type: 'integer', description: 'seconds' } } } };
 
 /**
- * Data for the customer's payment page. Unsigned, so it is rate limited per client IP and shows
- * nothing about the merchant beyond a display name; order ids carry 130 random bits.
+ * Data for the customer's payment page. Unsigned, so it is rate limited per client IP (a hook of
+ * this surface, before anything is read) and shows nothing about the merchant beyond a display name;
+ * order ids carry 130 random bits.
  */
-export async function payRoutes(pay: FastifyInstance, ctx: Ctx): Promise<void> {
-  pay.get('/:id', async (req, reply) => {
-    const page = await loadPayPage(ctx, req, reply);
-    if (page === 'limited') return reply;
-    if (!page) throw new AppError('ORDER_NOT_FOUND', 'no such order');
-    return sendOk(req, reply, page);
-  });
-}
+export function payRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  return async (pay) => {
+    pay.get(
+      '/:id',
+      {
+        schema: routeSchema({
+          tags: ['payment page'],
+          operationId: 'getPayPage',
+          summary: 'Payment page data',
+          description: 'Limited to 100 requests per 10 s per client IP, 10 queued. A closed order shows no payment details.',
+          params: IdParam('`ord_` id'),
+          ok: { status: 200, result: PayPage, description: 'what the customer needs to pay' },
+          errors: ['ORDER_NOT_FOUND'],
+          extra: TOO_MANY,
+        }),
+      },
+      async (req, reply) => {
+        const page = await getPayPage(ctx, req.params.id);
+        if (!page) throw new AppError('ORDER_NOT_FOUND', 'no such order');
+        return sendOk(req, reply, page);
+      },
+    );
 
-/**
- * What both the data endpoint and the hosted page show, behind the per-IP limit: 'limited' when the
- * 429 has been sent, null for an unknown order.
- */
-export async function loadPayPage(ctx: Ctx, req: FastifyRequest, reply: FastifyReply): Promise<PayPage | null | 'limited'> {
-  const admission = await ctx.limits.payPage.take(req.ip);
-  if (!admission.ok) {
-    sendTooMany(reply, admission.retryAfterMs);
-    return 'limited';
-  }
-  const id = (req.params as { id: string }).id;
-  const o = id.startsWith('ord_') ? await getOrderById(ctx.db, id) : null;
-  if (!o) return null;
-  const merchant = await getMerchant(ctx.db, o.merchant_id);
-  return payPageView(o, merchant?.name ?? null);
+    pay.post(
+      '/:id/payer-reference',
+      {
+        schema: routeSchema({
+          tags: ['payment page'],
+          operationId: 'reportPayerReference',
+          summary: 'The customer reports the UTR of a Upi payment',
+          description: 'On open orders with rail Upi; the latest report wins. Limited to 10 per minute per client IP.',
+          params: IdParam('`ord_` id'),
+          body: PayerReferenceBody,
+          ok: { status: 200, result: PayPage, description: 'the page data with the stored reference' },
+          errors: ['VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'INVALID_TRANSITION', 'PAYLOAD_TOO_LARGE'],
+          extra: TOO_MANY,
+        }),
+      },
+      async (req, reply) => sendOk(req, reply, await reportPayerReference(ctx, req.params.id, req.body.payerReference)),
+    );
+  };
 }
-
-export type PayPage = ReturnType<typeof payPageView>;

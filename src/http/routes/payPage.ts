@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
-import { loadPayPage } from './pay.js';
+import { getPayPage } from '../../services/payPage.js';
+import { sendTooMany } from '../errors.js';
 
 const escape = (v: unknown): string =>
   String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -20,9 +21,10 @@ const LABELS: Record<string, string> = {
  * server-rendered from the same data as `GET /api/pay/{id}`, with every value escaped.
  */
 export async function payPageRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
-  app.get('/pay/:id', async (req, reply) => {
-    const v = await loadPayPage(ctx, req, reply);
-    if (v === 'limited') return reply;
+  app.get('/pay/:id', { schema: { hide: true } }, async (req, reply) => {
+    const admission = await ctx.limits.payPage.take(req.ip);
+    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    const v = await getPayPage(ctx, (req.params as { id: string }).id);
     reply.header('Content-Type', 'text/html; charset=utf-8');
     reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     reply.header('X-Frame-Options', 'DENY');

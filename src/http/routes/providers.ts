@@ -1,55 +1,55 @@
-import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
 import type { Ctx } from '../../context.js';
-import { verifyProviderMessage } from '../../providers/providerMessages.js';
-import { applyProviderEvent } from '../../services/providerEvents.js';
-import { getProvider } from '../../store/providers.js';
-import { sendError } from '../errors.js';
+import { receiveProviderEvent } from '../../services/providerEvents.js';
+import { sendError, sendOk } from '../errors.js';
+import { PROVIDER_SECURITY } from '../openapi.js';
+import { routeSchema } from '../schemas/common.js';
 import { rawBodyOf } from '../rawBody.js';
 
+export const ProviderEventBody = Type.Object({
+  orderId: Type.String({ description: 'the `ord_` id the provider was asked with' }),
+  type: Type.Unsafe<string>({ type: 'string', enum: ['paid', 'confirmed', 'rejected', 'revoked'], description: 'paid = report-payment, confirmed = confirm, rejected = reject, revoked = reverse' }),
+  payerReference: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
+});
+
 /**
- * Provider → gateway (operator-api.md, "Provider connector"): `POST /providers/v1/{providerId}/events`,
- * signed by the provider with its key and secret. Not signed by a cash desk, so no /gw/v1 hook runs.
- *
- * An id that is not an `http` provider is checked against a throwaway key and secret made at start,
- * so it fails exactly like a wrong signature (same code, same reasons, about the same time): a
- * caller cannot tell which provider ids exist.
+ * Provider → gateway: `POST /providers/v1/{providerId}/events`, signed by the provider with its key
+ * and secret over the raw bytes. The body is judged only once the signature passed, so an unsigned
+ * caller learns nothing from it; the schema here documents the body, the service checks it.
  */
-export async function providerRoutes(p: FastifyInstance, ctx: Ctx): Promise<void> {
-  const decoy = { key: `decoy_${randomBytes(16).toString('hex')}`, secret: randomBytes(32).toString('hex') };
-
-  p.post('/:providerId/events', async (req, reply) => {
-    const providerId = (req.params as { providerId: string }).providerId;
-    const raw = rawBodyOf(req.body);
-    // The signature covers the raw bytes, and only the first 64 KiB are kept: a larger body cannot be checked.
-    if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
-
-    const provider = await getProvider(ctx.db, providerId);
-    const connected = provider !== null && provider.kind === 'http' && provider.api_key !== null && provider.secret_enc !== null;
-    const verdict = verifyProviderMessage({
-      headers: req.headers,
-      rawBody: raw.bytes,
-      expectedKey: connected ? provider.api_key! : decoy.key,
-      secret: connected ? ctx.box.open(provider.secret_enc!) : decoy.secret,
-      nowMs: ctx.clock.now(),
-    });
-    if (!verdict.ok) {
-      req.log.warn({ providerId, reason: verdict.reason, status: verdict.status }, 'provider event refused');
-      // The body is judged (400) only once the signature passed, so an unsigned caller learns nothing from it.
-      return sendError(req, reply, verdict.status === 401 ? 'AUTH_FAILED' : 'VALIDATION_ERROR', verdict.reason);
-    }
-    // The decoy check passes only for a caller who guessed 32 random bytes; refused all the same.
-    if (!connected) return sendError(req, reply, 'AUTH_FAILED', 'key or signature mismatch');
-
-    const result = await applyProviderEvent(ctx, provider.id, verdict.eventId, verdict.event);
-    req.log.info(
-      { providerId, eventId: verdict.eventId, type: verdict.event.type, orderId: verdict.event.orderId, duplicate: result.duplicate },
-      result.duplicate ? 'provider event already applied' : 'provider event applied',
+export function providerRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  return async (p) => {
+    p.post(
+      '/:providerId/events',
+      {
+        schema: {
+          ...routeSchema({
+            security: PROVIDER_SECURITY,
+            tags: ['providers'],
+            operationId: 'providerEvent',
+            summary: 'A payment event from an external provider',
+            description: 'Idempotent by `X-Gate-Event-Id`: a repeat answers `duplicate: true` and changes nothing.',
+            params: Type.Object({ providerId: Type.String({ description: '`prv_` id' }) }),
+            ok: {
+              status: 200,
+              result: Type.Object({ eventId: Type.String(), duplicate: Type.Boolean(), orderStatus: Type.Optional(Type.String()) }),
+              description: 'applied now or before',
+            },
+            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETED', 'NOTHING_TO_REVERSE', 'INVALID_TRANSITION', 'PAYLOAD_TOO_LARGE'],
+          }),
+          // Documented, not validated here: the body is checked after the signature, by the service.
+          'x-request-body': ProviderEventBody,
+        },
+      },
+      async (req, reply) => {
+        const raw = rawBodyOf(req.body);
+        // The signature covers the raw bytes, and only the first 64 KiB are kept: a larger body cannot be checked.
+        if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
+        const r = await receiveProviderEvent(ctx, req.params.providerId, req.headers, raw.bytes);
+        if (!r.ok) return sendError(req, reply, r.code, r.detail);
+        return sendOk(req, reply, { eventId: r.eventId, duplicate: r.duplicate, ...(r.orderStatus ? { orderStatus: r.orderStatus } : {}) });
+      },
     );
-    return reply.code(200).send({
-      status: 'ok',
-      result: { eventId: verdict.eventId, duplicate: result.duplicate, ...(result.duplicate ? {} : { orderStatus: result.order.status }) },
-      traceId: req.id,
-    });
-  });
+  };
 }

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../secretbox.js';
+import type { SecretBox } from './secretbox.js';
 
 /**
  * Decrypted desk secrets, keyed by their sealed form: a rotation writes a new sealed value, so the

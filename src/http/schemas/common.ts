@@ -1,0 +1,105 @@
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
+
+/**
+ * Building blocks of the route schemas. Every schema here is plain JSON Schema: Fastify validates
+ * requests with it, serialises responses with it (exactly these fields, in this order) and the
+ * OpenAPI document is generated from it.
+ */
+
+/** A scalar that may also be null, as `type: [t, 'null']` (one schema, fast to serialise). */
+export function Nullable<T extends TSchema>(t: T): TUnsafe<Static<T> | null> {
+  const s = t as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...s, type: [s.type, 'null'] };
+  if (Array.isArray(s.enum)) out.enum = [...s.enum, null];
+  return Type.Unsafe<Static<T> | null>(out);
+}
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`', examples: ['2026-01-15T12:00:00Z'] });
+export const Amount2 = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'decimal string, 2 places', examples: ['1500.50'] });
+export const Usd8 = Type.String({ pattern: '^-?\\d+\\.\\d{8}$', description: 'decimal string, 8 places', examples: ['16.34531590'] });
+export const Percent4 = Type.String({ pattern: '^\\d+\\.\\d{4}$', description: 'percent, decimal string, 4 places', examples: ['2.5000'] });
+export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code', examples: ['RUB'] });
+
+/** A decimal string in a request (USD amounts, percentages): never a JSON number. */
+export const DecimalInput = (places = 8, description = 'decimal string') =>
+  Type.String({ pattern: `^\\d{1,16}(\\.\\d{1,${places}})?$`, description, 'x-message': `must be a decimal string with at most ${places} places, e.g. "10.5"` });
+
+export const TraceId = Type.String({ description: 'identifier of the request in the logs; quote it to support', examples: ['6f1c0e2a9b7d4c3e8a5b1f20'] });
+
+export function Ok<T extends TSchema>(result: T) {
+  return Type.Object({ status: Type.Literal('ok'), result, traceId: TraceId });
+}
+
+export const ErrorEnvelope = Type.Object({
+  status: Type.Literal('error'),
+  fault: Type.Object({ code: Type.String({ description: 'error code' }), detail: Nullable(Type.String({ description: 'human-readable detail' })) }),
+  traceId: TraceId,
+});
+
+export type OkEnvelope<T> = { status: 'ok'; result: T; traceId: string };
+
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  tags: string[];
+  operationId: string;
+  security?: Record<string, string[]>[];
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  /** The success status and its result schema; `null` result means the route answers no JSON body of its own. */
+  ok: { status: number; result: TSchema; description: string };
+  /** Every error code the operation can answer besides a generic 500. */
+  errors: readonly ErrorCode[];
+  /** Extra documented answers, e.g. the empty 429. */
+  extra?: Record<string, { description: string; headers?: Record<string, unknown> }>;
+  hide?: boolean;
+}
+
+/**
+ * A Fastify route schema from a route's documentation: request schemas, the success envelope, and
+ * one error envelope per HTTP status the listed codes map to, each naming its codes. The codes are
+ * also listed as `x-error-codes` for tooling.
+ */
+export function routeSchema<D extends RouteDoc>(doc: D): RouteSchemaOf<D> {
+  const response: Record<string, unknown> = {
+    [doc.ok.status]: { ...Ok(doc.ok.result), description: doc.ok.description },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of doc.errors) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    response[status] = { ...ErrorEnvelope, description: `error envelope; \`fault.code\` is one of: ${codes.map((c) => `\`${c}\``).join(', ')}` };
+  }
+  for (const [status, extra] of Object.entries(doc.extra ?? {})) {
+    response[status] = { type: 'null', description: extra.description, ...(extra.headers ? { headers: extra.headers } : {}) };
+  }
+  return {
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: doc.tags,
+    operationId: doc.operationId,
+    ...(doc.security ? { security: doc.security } : {}),
+    ...(doc.body ? { body: doc.body } : {}),
+    ...(doc.querystring ? { querystring: doc.querystring } : {}),
+    ...(doc.params ? { params: doc.params } : {}),
+    response,
+    'x-error-codes': [...doc.errors],
+    ...(doc.hide ? { hide: true } : {}),
+  } as unknown as RouteSchemaOf<D>;
+}
+
+/** The schema keeps the request schemas' static types, so handlers are typed from them. */
+export type RouteSchemaOf<D extends RouteDoc> = {
+  body: D['body'] extends TSchema ? D['body'] : undefined;
+  querystring: D['querystring'] extends TSchema ? D['querystring'] : undefined;
+  params: D['params'] extends TSchema ? D['params'] : undefined;
+  response: Record<string, unknown>;
+  summary: string;
+  tags: string[];
+};
+
+export const IdParam = (description: string) => Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048, description }) });
