@@ -27,7 +27,7 @@ describe('@paygate/sdk package', () => {
     expect(pkg.bin).toEqual({ paygate: './dist/cli.js' });
     const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(root.workspaces).toEqual(['packages/*']);
-    for (const f of ['index.js', 'index.d.ts', 'client.d.ts', 'types.d.ts', 'cli.js']) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of ['index.js', 'index.d.ts', 'client.d.ts', 'types.d.ts', 'generated/openapi.d.ts', 'cli.js']) expect(existsSync(join(out, f)), f).toBe(true);
     expect(readFileSync(join(out, 'cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
   });
 
