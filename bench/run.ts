@@ -1,75 +1,57 @@
 /**
- * Load benchmark: measures Paygate's signed endpoints against baselines served by the same process
- * tree (a bare Fastify route, and a route that does the same SHA-256 + HMAC work without a
- * database), and reports each ratio. Loopback only, bounded in requests and time.
+ * Order-path benchmark: Paygate's signed endpoints against bare endpoints on the same database,
+ * driven by an external load generator (bench/loadgen.ts, autocannon in its own process, signing
+ * every request over a pool of 400 sandbox desks so the per-desk order limit never triggers).
+ * Loopback only, bounded in time. Prints each scenario and its ratio to the baselines.
  *
- *   npm run bench            # PGlite in memory
- *   DATABASE_URL=postgres://… MASTER_KEY=… npm run bench
+ *   npm run bench                                   # embedded database (PGlite)
+ *   DATABASE_URL=postgres://… npm run bench         # PostgreSQL, in a throwaway database
  */
-import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { Agent, request } from 'undici';
 import { systemClock } from '../src/clock.js';
 import { parseConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
-import { createRuntime, createLogger } from '../src/runtime.js';
-import { hmacHex, sha256Hex, signRequest } from '../src/signing.js';
+import { registerRawBodyParser, rawBodyOf } from '../src/http/rawBody.js';
+import { createLogger, createRuntime } from '../src/runtime.js';
 import * as op from '../src/services/operator.js';
+import { createOrder } from '../src/services/createOrder.js';
+import { getDesk } from '../src/store/desks.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
-const MAX_REQUESTS = 200_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const DESKS = Number(process.env.BENCH_DESKS ?? 400);
 
 interface Result {
   name: string;
-  requests: number;
   rps: number;
   p50: number;
   p99: number;
   errors: number;
+  non2xx: number;
 }
 
-async function load(name: string, makeRequest: () => Promise<number>): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const until = Date.now() + DURATION_MS;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until && latencies.length < MAX_REQUESTS) {
-        const t = performance.now();
-        const status = await makeRequest().catch(() => 0);
-        latencies.push(performance.now() - t);
-        if (status < 200 || status >= 300) errors++;
-      }
-    }),
-  );
-  const secs = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return { name, requests: latencies.length, rps: latencies.length / secs, p50: pct(0.5), p99: pct(0.99), errors };
+function loadgen(name: string, job: Record<string, unknown>): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./loadgen.ts', import.meta.url).pathname, JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, ...job })], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator for ${name} exited ${code}`));
+      resolve({ name, ...JSON.parse(out.trim().split('\n').at(-1)!) });
+    });
+  });
 }
 
 async function main() {
-  const agent = new Agent({ connections: CONNECTIONS, pipelining: 1 });
-  const call = async (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
-    const r = await request(url, { dispatcher: agent, method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
-    await r.body.dump();
-    return r.statusCode;
-  };
-
-  // Baselines in this process: a bare route, and the same hashing and HMAC work as authentication.
-  const base = Fastify();
-  base.get('/hello', async () => ({ ok: true }));
-  base.post('/hmac', async (req) => {
-    const body = JSON.stringify(req.body ?? {});
-    return { sign: hmacHex('secret', `1.nonce.POST./hmac.${sha256Hex(body)}`) };
-  });
-  await base.listen({ port: 0, host: '127.0.0.1' });
-  const baseUrl = `http://127.0.0.1:${(base.server.address() as AddressInfo).port}`;
-
   // Against a server, the benchmark works in a database of its own and drops it afterwards.
   const serverUrl = process.env.DATABASE_URL || null;
   const benchDb = `paygate_bench_${process.pid}`;
@@ -86,6 +68,7 @@ async function main() {
     u.pathname = `/${benchDb}`;
     databaseUrl = u.toString();
   }
+  const work = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
   const config = parseConfig({
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -93,51 +76,72 @@ async function main() {
     LOG_LEVEL: 'silent',
     MASTER_KEY: process.env.MASTER_KEY ?? randomBytes(32).toString('hex'),
     ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    DATA_DIR: process.env.DATA_DIR ?? `/tmp/paygate-bench-${process.pid}`,
+    DATA_DIR: join(work, 'data'),
   });
   const runtime = await createRuntime(config, { clock: systemClock, log: createLogger('silent') });
   const { ctx } = runtime;
-  const m = await op.createMerchant(ctx, { name: 'Bench', sandbox: true });
+
+  // The yardsticks, on the same database: a POST that hashes the body, computes one HMAC and does
+  // one INSERT, and a GET that does SELECT 1.
+  await ctx.db.exec('CREATE TABLE IF NOT EXISTS bench_bare (id bigserial PRIMARY KEY, body_sha256 text NOT NULL, sign text NOT NULL, at timestamptz NOT NULL DEFAULT now())');
+  const bare = Fastify();
+  registerRawBodyParser(bare);
+  bare.post('/bare', async (req) => {
+    const raw = rawBodyOf(req.body);
+    const sha = createHash('sha256').update(raw.bytes).digest('hex');
+    const sign = createHmac('sha256', 'secret').update(`${req.headers['x-gate-ts']}.${req.headers['x-gate-nonce']}.POST./bare.${sha}`).digest('hex');
+    await ctx.db.query('INSERT INTO bench_bare (body_sha256, sign) VALUES ($1, $2)', [sha, sign]);
+    return { status: 'ok' };
+  });
+  bare.get('/select1', async () => {
+    await ctx.db.query('SELECT 1');
+    return { status: 'ok' };
+  });
+  await bare.listen({ port: 0, host: '127.0.0.1' });
+  const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}`;
+
   await op.putCurrency(ctx, 'RUB', { enabled: true, spreadPercent: '0' });
   await op.putManualRate(ctx, 'RUB', '91.8');
-  const desk = await op.createDesk(ctx, m.id, {
-    method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0',
-    callbackUrl: 'https://93.184.215.14/cb', callbacksEnabled: false, tariffId: null,
-  });
-  // The order-create rate limit (30 per 10 s per desk) would measure the limiter, not the service.
-  ctx.limits.orderCreate.take = async () => ({ ok: true });
+  const desks: { key: string; secret: string; orderId: string }[] = [];
+  for (let i = 0; i < DESKS; i++) {
+    const m = await op.createMerchant(ctx, { name: `Bench ${i}`, sandbox: true });
+    const d = await op.createDesk(ctx, m.id, {
+      method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0',
+      callbackUrl: 'https://93.184.215.14/cb', callbacksEnabled: false, tariffId: null,
+    });
+    const order = await createOrder(ctx, (await getDesk(ctx.db, d.id))!, { amount: 100, rail: 'Sbp' });
+    desks.push({ key: d.key, secret: d.secret, orderId: order.id });
+  }
+  const desksFile = join(work, 'desks.json');
+  writeFileSync(desksFile, JSON.stringify(desks));
+
   const app = buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-
-  const signedHeaders = (method: string, path: string, body: string) => {
-    const ts = String(Math.floor(Date.now() / 1000));
-    const nonce = randomBytes(9).toString('hex');
-    return {
-      'content-type': 'application/json',
-      'x-gate-key': desk.key,
-      'x-gate-ts': ts,
-      'x-gate-nonce': nonce,
-      'x-gate-sign': signRequest(desk.secret, ts, nonce, method, path, body),
-    };
-  };
-  const orderBody = '{"amount":1500.5,"currency":"RUB","rail":"Sbp"}';
+  const orderBody = '{"amount":1500.5,"currency":"RUB","rail":"Sbp","orderRef":"bench-{i}"}';
 
   const results: Result[] = [];
-  results.push(await load('baseline: bare GET', () => call(`${baseUrl}/hello`)));
-  results.push(await load('baseline: POST + SHA-256 + HMAC', () => call(`${baseUrl}/hmac`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: orderBody })));
-  results.push(await load('GET /gw/v1/balance (signed)', () => call(`${url}/gw/v1/balance`, { headers: signedHeaders('GET', '/gw/v1/balance', '') })));
-  results.push(await load('POST /gw/v1/orders (signed, sandbox)', () => call(`${url}/gw/v1/orders`, { method: 'POST', headers: signedHeaders('POST', '/gw/v1/orders', orderBody), body: orderBody })));
+  results.push(await loadgen('baseline: GET SELECT 1', { url: bareUrl, method: 'GET', path: '/select1', body: '' }));
+  results.push(await loadgen('baseline: POST hash + HMAC + INSERT', { url: bareUrl, method: 'POST', path: '/bare', body: orderBody, desksFile }));
+  // BENCH_ONLY=orders (or a path fragment) narrows the Paygate scenarios, e.g. for a CPU profile of one of them.
+  const only = process.env.BENCH_ONLY;
+  const pick = (name: string) => !only || name.includes(only);
+  for (const path of ['/gw/v1/balance', '/gw/v1/methods', '/gw/v1/rates', '/gw/v1/orders/{order}']) {
+    if (pick(`GET ${path}`)) results.push(await loadgen(`GET ${path}`, { url, method: 'GET', path, body: '', desksFile }));
+  }
+  if (pick('POST /gw/v1/orders')) results.push(await loadgen('POST /gw/v1/orders', { url, method: 'POST', path: '/gw/v1/orders', body: orderBody, desksFile }));
 
-  const ref = results[1].rps;
-  console.log(`database: ${ctx.db.kind}, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s each`);
-  console.log('scenario'.padEnd(40), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7), 'vs hmac baseline'.padStart(17));
+  const [select1, insert] = results;
+  console.log(`database: ${ctx.db.kind}; ${CONNECTIONS} connections, ${SECONDS} s each, ${DESKS} desks, load generator in its own process`);
+  console.log('scenario'.padEnd(38), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'errors'.padStart(7), 'non-2xx'.padStart(8), 'vs INSERT'.padStart(10), 'vs SELECT 1'.padStart(12));
   for (const r of results) {
-    console.log(r.name.padEnd(40), r.rps.toFixed(0).padStart(9), r.p50.toFixed(1).padStart(8), r.p99.toFixed(1).padStart(8), String(r.errors).padStart(7), (r.rps / ref).toFixed(2).padStart(17));
+    console.log(
+      r.name.padEnd(38), r.rps.toFixed(0).padStart(8), String(r.p50).padStart(7), String(r.p99).padStart(7), String(r.errors).padStart(7), String(r.non2xx).padStart(8),
+      (r.rps / insert.rps).toFixed(2).padStart(10), (r.rps / select1.rps).toFixed(2).padStart(12),
+    );
   }
   await app.close();
-  await base.close();
-  await agent.close();
+  await bare.close();
   await runtime.close();
   if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
 }

@@ -1,9 +1,14 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /** AES-256-GCM under the master key (D25): `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
 export class SecretBox {
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new Error('master key must be 32 bytes');
+  }
+
+  /** A key for another purpose derived from the master key (HMAC with a label), never the master key itself. */
+  derive(label: string): Buffer {
+    return createHmac('sha256', this.key).update(label).digest();
   }
 
   seal(plain: string): string {

@@ -15,5 +15,13 @@ export function adminAuthHook(ctx: Ctx) {
       return sendError(req, reply, 'ADMIN_AUTH_FAILED', 'missing or wrong operator token');
     }
     if (rawBodyOf(req.body).tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
+    req.actor = 'token';
   };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who acts on the operator API: `token` for the bearer token, an operator id in the back office. */
+    actor: string | null;
+  }
 }

@@ -54,6 +54,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('desk', null);
   app.decorateRequest('rawBody', null);
+  app.decorateRequest('actor', null);
   const routes: RouteEntry[] = [];
   app.decorate('paygateRoutes', routes);
   let document: (() => Record<string, unknown>) | null = null;

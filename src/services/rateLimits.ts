@@ -11,6 +11,8 @@ export interface LimitSpec {
 export const ORDER_CREATE_LIMIT: LimitSpec = { points: 30, durationSec: 10, queued: 5 };
 export const PAY_PAGE_LIMIT: LimitSpec = { points: 100, durationSec: 10, queued: 10 };
 export const PAYER_REFERENCE_LIMIT: LimitSpec = { points: 10, durationSec: 60, queued: 0 };
+/** Cabinet and back-office sign-in: 10 per minute per client IP, the 11th refused. */
+export const SIGN_IN_LIMIT: LimitSpec = { points: 10, durationSec: 60, queued: 0 };
 
 export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
 
@@ -24,6 +26,7 @@ export interface RateLimits {
   orderCreate: Limiter;
   payPage: Limiter;
   payerReference: Limiter;
+  signIn: Limiter;
 }
 
 function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
@@ -76,5 +79,6 @@ export function createRateLimits(redis: Redis | null, specs: Partial<Record<keyo
     orderCreate: limiter(specs.orderCreate ?? ORDER_CREATE_LIMIT, 'order-create', redis),
     payPage: limiter(specs.payPage ?? PAY_PAGE_LIMIT, 'pay-page', redis),
     payerReference: limiter(specs.payerReference ?? PAYER_REFERENCE_LIMIT, 'payer-ref', redis),
+    signIn: limiter(specs.signIn ?? SIGN_IN_LIMIT, 'sign-in', redis),
   };
 }

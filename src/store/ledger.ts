@@ -41,3 +41,16 @@ export async function ledgerSum(q: Queryable, merchantId: string): Promise<strin
   const { rows } = await q.query<{ s: string }>('SELECT COALESCE(sum(amount), 0)::numeric AS s FROM ledger_entries WHERE merchant_id = $1', [merchantId]);
   return rows[0].s;
 }
+
+/**
+ * A withdrawal: the merchant row is locked first, so of two concurrent withdrawals the second sees
+ * the balance the first left; returns false (nothing written) when the balance does not cover it.
+ */
+export async function withdraw(q: Queryable, w: { id: string; merchantId: string; amount: string; reference: string; at: Date }): Promise<'ok' | 'insufficient' | 'no-merchant'> {
+  const { rows } = await q.query<{ covered: boolean }>('SELECT balance >= $2::numeric AS covered FROM merchants WHERE id = $1 FOR UPDATE', [w.merchantId, w.amount]);
+  if (!rows[0]) return 'no-merchant';
+  if (!rows[0].covered) return 'insufficient';
+  await q.query('INSERT INTO withdrawals (id, merchant_id, amount_usd, reference, created_at) VALUES ($1, $2, $3, $4, $5)', [w.id, w.merchantId, w.amount, w.reference, w.at]);
+  await postEntry(q, { merchantId: w.merchantId, orderId: null, kind: 'withdrawal', amount: `-${w.amount}`, reason: w.reference, at: w.at });
+  return 'ok';
+}

@@ -174,11 +174,19 @@ describe.each(adapters)('$kind fails clearly', ({ kind, make, codes }) => {
   });
 
   it('when the caller aborts', async () => {
-    handler = () => {};
-    const controller = new AbortController();
-    const pending = make(baseUrl, 10_000).fetchRates(codes, controller.signal);
-    setTimeout(() => controller.abort(), 50);
-    expectFailure(await failureOf(pending), 'aborted', /aborted/);
+    // A server of its own that holds every request open, so nothing but the caller ends the exchange.
+    const held: ServerResponse[] = [];
+    const silent = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const controller = new AbortController();
+      const pending = make(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, 10_000).fetchRates(codes, controller.signal);
+      setTimeout(() => controller.abort(), 50);
+      expectFailure(await failureOf(pending), 'aborted', /aborted/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('on a body over the size cap, declared or streamed', async () => {

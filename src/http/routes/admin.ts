@@ -16,6 +16,10 @@ import { ADMIN_SECURITY } from '../openapi.js';
 import * as A from '../schemas/admin.js';
 import { IdParam, routeSchema } from '../schemas/common.js';
 import Type from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { audited, listAudit } from '../../services/audit.js';
+import { createOperator, createUser } from '../../services/accounts.js';
+import { recordWithdrawal } from '../../services/withdrawals.js';
 
 const AUTH: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
 
@@ -55,33 +59,36 @@ const limit = (q: { limit?: number }) => q.limit ?? 100;
 
 /** The operator API: bearer token, the same envelopes as the gateway. Each route: schema, one service call, envelope. */
 export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  /** Every state-changing operator action, audited in the same transaction as its effect. */
+  const act = <T>(req: FastifyRequest, action: string, objectId: string | null, fn: (c: Ctx) => Promise<T>, objectOf?: (r: T) => string | null) =>
+    audited(ctx, { actor: req.actor ?? 'token', action, objectId, objectOf: objectOf && objectId === null ? objectOf : undefined }, fn);
   return async (admin) => {
     // ---- merchants
     admin.get('/merchants', { schema: doc({ id: 'listMerchants', summary: 'Merchants, newest first', querystring: A.ListMerchantsQuery, ok: A.PageOf(A.MerchantWithBalance) }) }, async (req, reply) =>
       sendOk(req, reply, await op.listMerchantViews(ctx, { status: req.query.status ?? null, before: req.query.before, limit: limit(req.query) })),
     );
     admin.post('/merchants', { schema: doc({ id: 'createMerchant', summary: 'Create a merchant (UnderReview)', body: A.CreateMerchantBody, ok: A.Merchant, status: 201 }) }, async (req, reply) =>
-      sendOk(req, reply, await op.createMerchant(ctx, { name: req.body.name, sandbox: req.body.sandbox ?? true }), 201),
+      sendOk(req, reply, await act(req, 'merchant.create', null, (c) => op.createMerchant(c, { name: req.body.name, sandbox: req.body.sandbox ?? true }), (r) => r.id), 201),
     );
     admin.get('/merchants/:id', { schema: doc({ id: 'getMerchant', summary: 'A merchant with its balance', params: merchantId, ok: A.MerchantWithBalance, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await op.getMerchant(ctx, req.params.id)),
     );
     admin.post('/merchants/:id/approve', { schema: doc({ id: 'approveMerchant', summary: 'Approve: live providers from now on', params: merchantId, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.approveMerchant(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'merchant.approve', req.params.id, (c) => op.approveMerchant(c, req.params.id))),
     );
     admin.post('/merchants/:id/block', { schema: doc({ id: 'blockMerchant', summary: 'Block: orders answer MERCHANT_INACTIVE', params: merchantId, body: A.BlockBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.blockMerchant(ctx, req.params.id, req.body.reason ?? null)),
+      sendOk(req, reply, await act(req, 'merchant.block', req.params.id, (c) => op.blockMerchant(c, req.params.id, req.body.reason ?? null))),
     );
     admin.post('/merchants/:id/unblock', { schema: doc({ id: 'unblockMerchant', summary: 'Back to the status before the block', params: merchantId, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.unblockMerchant(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'merchant.unblock', req.params.id, (c) => op.unblockMerchant(c, req.params.id))),
     );
     admin.patch('/merchants/:id', { schema: doc({ id: 'patchMerchant', summary: 'Change sandbox or name', params: merchantId, body: A.PatchMerchantBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.patchMerchant(ctx, req.params.id, req.body)),
+      sendOk(req, reply, await act(req, 'merchant.update', req.params.id, (c) => op.patchMerchant(c, req.params.id, req.body))),
     );
 
     // ---- tariffs
     admin.post('/tariffs', { schema: doc({ id: 'createTariff', summary: 'Create a tariff with fee bands', body: A.CreateTariffBody, ok: A.Tariff, status: 201 }) }, async (req, reply) =>
-      sendOk(req, reply, await op.createTariff(ctx, { name: req.body.name, bands: op.validateBands(req.body.bands) }), 201),
+      sendOk(req, reply, await act(req, 'tariff.create', null, (c) => op.createTariff(c, { name: req.body.name, bands: op.validateBands(req.body.bands) }), (r) => r.id), 201),
     );
 
     // ---- desks
@@ -90,7 +97,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
     admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) => {
       const b = req.body;
-      const desk = await op.createDesk(ctx, req.params.id, {
+      const desk = await act(req, 'desk.create', null, (c) => op.createDesk(c, req.params.id, {
         method: b.method,
         rails: dedupe(b.rails ?? []),
         currencies: dedupe(b.currencies ?? []),
@@ -99,7 +106,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         callbackUrl: b.callbackUrl ?? null,
         callbacksEnabled: b.callbacksEnabled ?? true,
         tariffId: b.tariffId ?? null,
-      });
+      }), (r) => r.id);
       return sendOk(req, reply, desk, 201);
     });
     admin.get('/desks/:id', { schema: doc({ id: 'getDesk', summary: 'A cash desk (never its secret)', params: deskId, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
@@ -110,29 +117,29 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: Type.Object({ ...A.PatchDeskBody.properties, method: Type.Optional(Type.Unsafe<never>({ not: {}, 'x-message': 'a cash desk keeps its method for life' })) }), ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) },
       async (req, reply) => {
         const { method: _method, ...b } = req.body;
-        return sendOk(req, reply, await op.patchDesk(ctx, req.params.id, { ...b, rails: b.rails && dedupe(b.rails), currencies: b.currencies && dedupe(b.currencies) }));
+        return sendOk(req, reply, await act(req, 'desk.update', req.params.id, (c) => op.patchDesk(c, req.params.id, { ...b, rails: b.rails && dedupe(b.rails), currencies: b.currencies && dedupe(b.currencies) })));
       },
     );
     admin.post('/desks/:id/stop', { schema: doc({ id: 'stopDesk', summary: 'Stop: SHOP_STOPPED with the reason', params: deskId, body: A.StopDeskBody, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.stopDesk(ctx, req.params.id, req.body.reason)),
+      sendOk(req, reply, await act(req, 'desk.stop', req.params.id, (c) => op.stopDesk(c, req.params.id, req.body.reason))),
     );
     admin.post('/desks/:id/resume', { schema: doc({ id: 'resumeDesk', summary: 'Clear the stop', params: deskId, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.resumeDesk(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'desk.resume', req.params.id, (c) => op.resumeDesk(c, req.params.id))),
     );
     admin.post('/desks/:id/secret', { schema: doc({ id: 'rotateDeskSecret', summary: 'Issue a new secret; the old one fails at once', params: deskId, ok: A.Secret, errors: ['DESK_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.rotateDeskSecret(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'desk.rotateSecret', req.params.id, (c) => op.rotateDeskSecret(c, req.params.id))),
     );
 
     // ---- currencies and rates
     admin.put('/currencies/:code', { schema: doc({ id: 'putCurrency', summary: 'Enable a currency and set its spread', params: A.CodeParam, body: A.PutCurrencyBody, ok: A.Currency }) }, async (req, reply) =>
-      sendOk(req, reply, await op.putCurrency(ctx, op.currencyCode(req.params.code), req.body)),
+      sendOk(req, reply, await act(req, 'currency.update', req.params.code, (c) => op.putCurrency(c, op.currencyCode(req.params.code), req.body))),
     );
     admin.get('/currencies', { schema: doc({ id: 'listCurrencies', summary: 'Every currency', ok: Type.Array(A.Currency) }) }, async (req, reply) => sendOk(req, reply, await op.listCurrencyViews(ctx)));
     admin.put('/rates/:code', { schema: doc({ id: 'putRate', summary: 'Set a manual rate (before spread); it takes precedence', params: A.CodeParam, body: A.PutRateBody, ok: A.RateView }) }, async (req, reply) =>
-      sendOk(req, reply, await op.putManualRate(ctx, op.currencyCode(req.params.code), req.body.rate)),
+      sendOk(req, reply, await act(req, 'rate.set', req.params.code, (c) => op.putManualRate(c, op.currencyCode(req.params.code), req.body.rate))),
     );
     admin.delete('/rates/:code', { schema: doc({ id: 'deleteRate', summary: 'Back to market sources', params: A.CodeParam, ok: A.RateView, errors: ['RATE_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await op.deleteManualRate(ctx, op.currencyCode(req.params.code))),
+      sendOk(req, reply, await act(req, 'rate.remove', req.params.code, (c) => op.deleteManualRate(c, op.currencyCode(req.params.code)))),
     );
     admin.get('/rates', { schema: doc({ id: 'listRates', summary: 'Every rate with its source, age and flag', ok: Type.Array(A.RateView) }) }, async (req, reply) => sendOk(req, reply, await op.listRateViews(ctx)));
 
@@ -142,13 +149,13 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
     admin.post('/providers', { schema: doc({ id: 'createProvider', summary: 'Add a pool or http provider', body: A.CreateProviderBody, ok: A.Provider, status: 201 }) }, async (req, reply) => {
       const b = req.body;
-      return sendOk(req, reply, await providers.createProvider(ctx, { ...b, priority: b.priority ?? 100 }), 201);
+      return sendOk(req, reply, await act(req, 'provider.create', null, (c) => providers.createProvider(c, { ...b, priority: b.priority ?? 100 }), (r) => r.id), 201);
     });
     admin.post('/providers/:id/pause', { schema: doc({ id: 'pauseProvider', summary: 'Pause a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await providers.pauseProvider(ctx, req.params.id, true)),
+      sendOk(req, reply, await act(req, 'provider.pause', req.params.id, (c) => providers.pauseProvider(c, req.params.id, true))),
     );
     admin.post('/providers/:id/resume', { schema: doc({ id: 'resumeProvider', summary: 'Resume a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await providers.pauseProvider(ctx, req.params.id, false)),
+      sendOk(req, reply, await act(req, 'provider.resume', req.params.id, (c) => providers.pauseProvider(c, req.params.id, false))),
     );
 
     // ---- orders
@@ -160,22 +167,22 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       sendOk(req, reply, await getOperatorOrder(ctx, req.params.id)),
     );
     admin.post('/orders/:id/simulate-payment', { schema: doc({ id: 'simulatePayment', summary: 'Sandbox order: Created → Completed, credited', params: orderId, ok: A.OperatorOrder.properties ? Type.Object(A.Reversal.properties.order.properties) : A.OperatorOrder, errors: orderErrors }) }, async (req, reply) =>
-      sendOk(req, reply, await actions.simulatePayment(ctx, {}, req.params.id)),
+      sendOk(req, reply, await act(req, 'order.simulatePayment', req.params.id, (c) => actions.simulatePayment(c, {}, req.params.id))),
     );
     admin.post('/orders/:id/report-payment', { schema: doc({ id: 'reportPayment', summary: 'Live order: Created → Payed', params: orderId, body: A.ReportPaymentBody, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
-      sendOk(req, reply, await actions.reportPayment(ctx, req.params.id, req.body.payerReference ?? null)),
+      sendOk(req, reply, await act(req, 'order.reportPayment', req.params.id, (c) => actions.reportPayment(c, req.params.id, req.body.payerReference ?? null))),
     );
     admin.post('/orders/:id/confirm', { schema: doc({ id: 'confirmPayment', summary: 'Payed, Created, Canceled (reconciliation) or Dispute → Completed', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
-      sendOk(req, reply, await actions.confirmPayment(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'order.confirm', req.params.id, (c) => actions.confirmPayment(c, req.params.id))),
     );
     admin.post('/orders/:id/reject', { schema: doc({ id: 'rejectOrder', summary: 'Provider rejected: Created or Payed → Canceled', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
-      sendOk(req, reply, await actions.rejectOrder(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'order.reject', req.params.id, (c) => actions.rejectOrder(c, req.params.id))),
     );
     admin.post('/orders/:id/reverse', { schema: doc({ id: 'reverseOrder', summary: 'Reverse what the order still has on the balance', params: orderId, body: A.ReverseBody, ok: A.Reversal, errors: ['ORDER_NOT_FOUND', 'NOTHING_TO_REVERSE'] }) }, async (req, reply) =>
-      sendOk(req, reply, await actions.reverseOrder(ctx, req.params.id, req.body.reason)),
+      sendOk(req, reply, await act(req, 'order.reverse', req.params.id, (c) => actions.reverseOrder(c, req.params.id, req.body.reason))),
     );
     admin.post('/orders/:id/resend', { schema: doc({ id: 'resendOrder', summary: 'Send the current state as a new event with a new id', params: orderId, ok: A.Resent, errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await resendOrder(ctx, {}, req.params.id)),
+      sendOk(req, reply, await act(req, 'order.resend', req.params.id, (c) => resendOrder(c, {}, req.params.id))),
     );
     admin.get('/orders/:id/callbacks', { schema: doc({ id: 'listOrderCallbacks', summary: 'Callback attempts, oldest first', params: orderId, ok: Type.Array(A.Attempt), errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await orderCallbackLog(ctx, {}, req.params.id)),
@@ -190,20 +197,33 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
     const decided: ErrorCode[] = ['APPEAL_NOT_FOUND', 'APPEAL_ALREADY_RESOLVED', 'ORDER_ALREADY_COMPLETED', 'INVALID_TRANSITION'];
     admin.post('/appeals/:id/accept', { schema: doc({ id: 'acceptAppeal', summary: 'Accept: order Completed and credited', params: appealId, body: A.CommentBody, ok: A.ReviewAppeal, errors: decided }) }, async (req, reply) =>
-      sendOk(req, reply, await acceptAppeal(ctx, req.params.id, req.body.comment ?? null)),
+      sendOk(req, reply, await act(req, 'appeal.accept', req.params.id, (c) => acceptAppeal(c, req.params.id, req.body.comment ?? null))),
     );
     admin.post('/appeals/:id/reject', { schema: doc({ id: 'rejectAppeal', summary: 'Reject: order Canceled, `appeal rejected`', params: appealId, body: A.CommentBody, ok: A.ReviewAppeal, errors: decided }) }, async (req, reply) =>
-      sendOk(req, reply, await rejectAppeal(ctx, req.params.id, req.body.comment ?? null)),
+      sendOk(req, reply, await act(req, 'appeal.reject', req.params.id, (c) => rejectAppeal(c, req.params.id, req.body.comment ?? null))),
     );
 
     // ---- turnover caps
     admin.get('/turnover-limits', { schema: doc({ id: 'listTurnoverLimits', summary: 'Turnover caps', ok: Type.Array(A.Limit) }) }, async (req, reply) => sendOk(req, reply, await listLimitViews(ctx)));
     admin.post('/turnover-limits', { schema: doc({ id: 'createTurnoverLimit', summary: 'Add a turnover cap', body: A.CreateLimitBody, ok: A.Limit, status: 201 }) }, async (req, reply) => {
       const b = req.body;
-      return sendOk(req, reply, await createLimit(ctx, { scope: b.scope as Scope, scopeId: b.scopeId ?? null, window: b.window as Window, capUsd: b.capUsd, notifyOnly: b.notifyOnly ?? false }), 201);
+      return sendOk(req, reply, await act(req, 'turnoverLimit.create', null, (c) => createLimit(c, { scope: b.scope as Scope, scopeId: b.scopeId ?? null, window: b.window as Window, capUsd: b.capUsd, notifyOnly: b.notifyOnly ?? false }), (r) => r.id), 201);
     });
     admin.delete('/turnover-limits/:id', { schema: doc({ id: 'deleteTurnoverLimit', summary: 'Remove a turnover cap', params: IdParam('`lim_` id'), ok: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), errors: ['LIMIT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await removeLimit(ctx, req.params.id)),
+      sendOk(req, reply, await act(req, 'turnoverLimit.remove', req.params.id, (c) => removeLimit(c, req.params.id))),
+    );
+    // ---- accounts, withdrawals, audit
+    admin.post('/operators', { schema: doc({ id: 'createOperator', summary: 'Add a back-office operator (admin or support)', body: A.CreateOperatorBody, ok: A.OperatorAccount, status: 201, errors: ['EMAIL_TAKEN'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'operator.create', null, (c) => createOperator(c, req.body as { email: string; password: string; role: 'admin' | 'support' }), (r) => r.id), 201),
+    );
+    admin.post('/merchants/:id/users', { schema: doc({ id: 'createUser', summary: 'Add a cabinet user to a merchant', params: merchantId, body: A.CreateUserBody, ok: A.UserAccount, status: 201, errors: ['EMAIL_TAKEN', 'MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'user.create', req.params.id, (c) => createUser(c, req.params.id, req.body)), 201),
+    );
+    admin.post('/merchants/:id/withdrawals', { schema: doc({ id: 'recordWithdrawal', summary: 'Record a withdrawal arranged with support: the balance shrinks at once', params: merchantId, body: A.WithdrawalBody, ok: A.Withdrawal, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INSUFFICIENT_BALANCE'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'merchant.withdraw', req.params.id, (c) => recordWithdrawal(c, req.params.id, req.body)), 201),
+    );
+    admin.get('/audit', { schema: doc({ id: 'listAudit', summary: 'The audit trail, newest first', querystring: A.ListAuditQuery, ok: A.PageOf(A.AuditEntry) }) }, async (req, reply) =>
+      sendOk(req, reply, await listAudit(ctx, { objectId: req.query.objectId, before: req.query.before, limit: limit(req.query) })),
     );
     admin.get('/notifications', { schema: doc({ id: 'listNotifications', summary: 'Platform notifications (notify-only caps)', ok: Type.Array(A.Notification) }) }, async (req, reply) =>
       sendOk(req, reply, await listNotificationViews(ctx)),

@@ -237,3 +237,32 @@ export const ListAppealsQuery = Type.Object({
 
 export const PageOf = <T extends import('typebox').TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), hasMore: Type.Boolean(), next: Nullable(Type.String({ description: 'cursor of the next page' })) });
+
+// ---- accounts, withdrawals, audit
+
+export const CreateOperatorBody = Type.Object({
+  email: Type.String({ maxLength: 320 }),
+  password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
+  role: Type.Unsafe<string>({ type: 'string', enum: ['admin', 'support'], description: '`admin`: everything; `support`: reads, appeals, resend' }),
+});
+export const OperatorAccount = Type.Object({ id: str('`opr_` id'), email: Type.String(), role: Type.String(), createdAt: Timestamp });
+export const CreateUserBody = Type.Object({
+  email: Type.String({ maxLength: 320 }),
+  password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
+});
+export const UserAccount = Type.Object({ id: str('`usr_` id'), email: Type.String(), merchantId: Type.String(), createdAt: Timestamp });
+export const WithdrawalBody = Type.Object({
+  amountUsd: DecimalInput(8, 'USD'),
+  reference: Type.String({ minLength: 1, maxLength: 200, description: 'your reference of the payout' }),
+});
+export const Withdrawal = Type.Object({ id: str('`wdr_` id'), merchantId: Type.String(), amountUsd: Usd8, reference: Type.String(), createdAt: Timestamp });
+export const ListAuditQuery = Type.Object({ objectId: opt(Type.String()), before: opt(Type.String({ description: 'the `next` of the previous page' })), limit: opt(limitQ) });
+export const AuditEntry = Type.Object({
+  id: Type.String(),
+  at: Timestamp,
+  actor: str('an operator id, or `token` for the bearer token'),
+  action: Type.String(),
+  objectId: Nullable(Type.String()),
+  outcome: str('`ok`, or the error code the action was refused with'),
+  detail: Nullable(Type.String()),
+});

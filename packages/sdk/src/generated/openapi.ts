@@ -756,6 +756,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a back-office operator (admin or support) */
+        post: operations["createOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a cabinet user to a merchant */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a withdrawal arranged with support: the balance shrinks at once */
+        post: operations["recordWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail, newest first */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/notifications": {
         parameters: {
             query?: never;
@@ -9187,6 +9255,613 @@ export interface operations {
             };
             /** @description error envelope; `fault.code` is one of: `LIMIT_NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+        };
+    };
+    createOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @description at least 10 characters, not a common password */
+                    password: string;
+                    /**
+                     * @description `admin`: everything; `support`: reads, appeals, resend
+                     * @enum {string}
+                     */
+                    role: "admin" | "support";
+                };
+            };
+        };
+        responses: {
+            /** @description Add a back-office operator (admin or support) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            /** @description `opr_` id */
+                            id: string;
+                            email: string;
+                            role: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+                             * @example 2026-01-15T12:00:00Z
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `EMAIL_TAKEN` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `mer_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /** @description at least 10 characters, not a common password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a cabinet user to a merchant */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            /** @description `usr_` id */
+                            id: string;
+                            email: string;
+                            merchantId: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+                             * @example 2026-01-15T12:00:00Z
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `EMAIL_TAKEN` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+        };
+    };
+    recordWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `mer_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description USD */
+                    amountUsd: string;
+                    /** @description your reference of the payout */
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Record a withdrawal arranged with support: the balance shrinks at once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            /** @description `wdr_` id */
+                            id: string;
+                            merchantId: string;
+                            /**
+                             * @description decimal string, 8 places
+                             * @example 16.34531590
+                             */
+                            amountUsd: string;
+                            reference: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+                             * @example 2026-01-15T12:00:00Z
+                             */
+                            createdAt: string;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `INSUFFICIENT_BALANCE` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                objectId?: string;
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit trail, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: {
+                            items: {
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+                                 * @example 2026-01-15T12:00:00Z
+                                 */
+                                at: string;
+                                /** @description an operator id, or `token` for the bearer token */
+                                actor: string;
+                                action: string;
+                                objectId: string | null;
+                                /** @description `ok`, or the error code the action was refused with */
+                                outcome: string;
+                                detail: string | null;
+                            }[];
+                            hasMore: boolean;
+                            /** @description cursor of the next page */
+                            next: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "error";
+                        fault: {
+                            /** @description error code */
+                            code: string;
+                            /** @description human-readable detail */
+                            detail: string | null;
+                        };
+                        /**
+                         * @description identifier of the request in the logs; quote it to support
+                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+                         */
+                        traceId: string;
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,52 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../domain/errors.js';
+import { passwordProblem } from '../domain/passwords.js';
+import { isoSeconds } from '../domain/time.js';
+import { newId } from '../ids.js';
+import { findOperatorByEmail, findUserByEmail, insertOperator, insertUser, type OperatorRow, type UserRow } from '../store/accounts.js';
+import { getMerchant } from '../store/merchants.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+
+export const userView = (u: UserRow) => ({ id: u.id, email: u.email, merchantId: u.merchant_id, createdAt: isoSeconds(u.created_at) });
+export const operatorView = (o: OperatorRow) => ({ id: o.id, email: o.email, role: o.role, createdAt: isoSeconds(o.created_at) });
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
+
+function checkCredentials(email: string, password: string): string {
+  const e = email.trim();
+  if (!EMAIL.test(e)) throw new AppError('VALIDATION_ERROR', 'email: must be an email address');
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError('VALIDATION_ERROR', `password: ${problem}`);
+  return e;
+}
+
+/** A user of a merchant's cabinet; several per merchant. */
+export async function createUser(ctx: Ctx, merchantId: string, input: { email: string; password: string }) {
+  const email = checkCredentials(input.email, input.password);
+  if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+  const u = await insertUser(ctx.db, { id: newId('usr'), merchantId, email, passwordHash: await hashPassword(input.password), at: new Date(ctx.clock.now()) });
+  if (!u) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
+  return userView(u);
+}
+
+/** An operator of the back office: `admin` may do everything, `support` reads, decides appeals and resends. */
+export async function createOperator(ctx: Ctx, input: { email: string; password: string; role: 'admin' | 'support' }) {
+  const email = checkCredentials(input.email, input.password);
+  const o = await insertOperator(ctx.db, { id: newId('opr'), email, passwordHash: await hashPassword(input.password), role: input.role, at: new Date(ctx.clock.now()) });
+  if (!o) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
+  return operatorView(o);
+}
+
+// A hash of a password nobody has: an unknown email costs the same scrypt as a wrong password.
+let decoyHash: Promise<string> | null = null;
+
+/**
+ * Checks an email and password of a surface; one answer for an unknown email and a wrong password
+ * (the caller shows one generic message), and the same work for both.
+ */
+export async function checkSignIn(ctx: Ctx, surface: 'cabinet' | 'office', email: string, password: string): Promise<UserRow | OperatorRow | null> {
+  decoyHash ??= hashPassword('decoy password that is never anyone\'s');
+  const account = surface === 'cabinet' ? await findUserByEmail(ctx.db, email.trim()) : await findOperatorByEmail(ctx.db, email.trim());
+  const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash));
+  return account && ok ? account : null;
+}
