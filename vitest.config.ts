@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // Tests run the SDK from its TypeScript source, as the root tsconfig's "paygate-source" condition does.
+    alias: [{ find: /^@paygate\/sdk$/, replacement: fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -1,0 +1,59 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type {
+  Appeal,
+  Balance,
+  CallbackEvent,
+  CreateAppealRequest,
+  CreatedOrder,
+  CreateOrderRequest,
+  EventsPage,
+  FeedEvent,
+  Methods,
+  Order,
+  OrderStatus,
+  Paygate,
+  Rates,
+} from '@paygate/sdk';
+
+// The SDK's types come from the generated OpenAPI types; these checks run in `tsc --noEmit` (and
+// vitest), so a generator or document change that would silently turn them into `never` or drop a
+// field the SDK relies on fails the typecheck.
+
+describe('SDK wire types from the OpenAPI document', () => {
+  it('name real shapes, not never', () => {
+    for (const check of [
+      expectTypeOf<CreateOrderRequest>(),
+      expectTypeOf<CreatedOrder>(),
+      expectTypeOf<Order>(),
+      expectTypeOf<Appeal>(),
+      expectTypeOf<CreateAppealRequest>(),
+      expectTypeOf<Methods>(),
+      expectTypeOf<Rates>(),
+      expectTypeOf<Balance>(),
+      expectTypeOf<EventsPage>(),
+      expectTypeOf<FeedEvent>(),
+      expectTypeOf<CallbackEvent>(),
+    ]) {
+      check.not.toBeNever();
+    }
+    expectTypeOf<OrderStatus>().toEqualTypeOf<'Created' | 'Payed' | 'Completed' | 'Canceled' | 'Dispute' | 'CompletedOnDispute' | 'WaitingPayment'>();
+    expectTypeOf<CreateOrderRequest>().toHaveProperty('amount').toEqualTypeOf<number>();
+    expectTypeOf<CreateOrderRequest['orderRef']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<Order>().toHaveProperty('commission').toHaveProperty('amount').toEqualTypeOf<string>();
+    expectTypeOf<Order['settled']['rate']>().toEqualTypeOf<string>();
+    expectTypeOf<Appeal['amount']['value']>().toEqualTypeOf<string>();
+    expectTypeOf<Methods['rails'][number]['currencies'][number]['code']>().toEqualTypeOf<string>();
+    expectTypeOf<Rates['rates'][number]['priceable']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Balance['available']>().toEqualTypeOf<string>();
+    expectTypeOf<FeedEvent['body']>().toEqualTypeOf<string>();
+    expectTypeOf<EventsPage['next']>().toEqualTypeOf<string | null>();
+    expectTypeOf<CallbackEvent['event']>().toEqualTypeOf<'order.completed' | 'order.cancelled' | 'order.appealed' | 'order.updated'>();
+  });
+
+  it('type what the client resolves to', () => {
+    expectTypeOf<Paygate['orders']['create']>().returns.resolves.toEqualTypeOf<CreatedOrder>();
+    expectTypeOf<Paygate['orders']['get']>().returns.resolves.toEqualTypeOf<Order>();
+    expectTypeOf<Paygate['appeals']['get']>().returns.resolves.toEqualTypeOf<Appeal>();
+    expectTypeOf<Paygate['balance']>().returns.resolves.toEqualTypeOf<Balance>();
+  });
+});
