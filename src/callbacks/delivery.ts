@@ -76,6 +76,8 @@ export class DeliveryWorker {
   private wakePending = false;
   private wake: (() => void) | null = null;
   private wakeOnSlot = false;
+  /** A slot freed since the current pass began (its claim may have seen the receiver still full). */
+  private slotFreed = false;
   private unlisten: (() => Promise<void>) | null = null;
   private closed = false;
 
@@ -114,13 +116,15 @@ export class DeliveryWorker {
     }
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return { started: 0, filled: true, hostLimited: false };
-    const full = [...this.byReceiver].filter(([, n]) => n >= this.perReceiver).map(([r]) => r);
+    const room = new Map<string, number>();
+    for (const [r, n] of this.byReceiver) room.set(r, this.perReceiver - n);
     const claimed = await claimDueEvents(this.ctx.db, {
       me: this.id,
       now: new Date(now),
       staleBefore: new Date(now - this.leaseMs),
       limit: free,
-      skipReceivers: full,
+      defaultRoom: this.perReceiver,
+      room,
     });
     const excess: string[] = [];
     let started = 0;
@@ -148,7 +152,12 @@ export class DeliveryWorker {
     }
     // Claimed beyond a receiver's share: handed back unsent, for this or another worker later.
     if (excess.length) await releaseClaims(this.ctx.db, this.id, excess);
-    return { started, filled: claimed.length >= free, hostLimited: full.length > 0 || excess.length > 0 };
+    // A receiver that got all the room it had may have more due: a freed slot of its brings the next pass.
+    const got = new Map<string, number>();
+    for (const e of claimed) got.set(e.receiver ?? '', (got.get(e.receiver ?? '') ?? 0) + 1);
+    const hostLimited =
+      excess.length > 0 || room.size > 0 && [...room.values()].some((n) => n <= 0) || [...got].some(([r, n]) => n >= (room.get(r) ?? this.perReceiver));
+    return { started, filled: claimed.length >= free, hostLimited };
   }
 
   private freeSlot(slot: InFlight): void {
@@ -157,6 +166,7 @@ export class DeliveryWorker {
     const n = (this.byReceiver.get(slot.receiver) ?? 1) - 1;
     if (n <= 0) this.byReceiver.delete(slot.receiver);
     else this.byReceiver.set(slot.receiver, n);
+    this.slotFreed = true;
     if (this.wakeOnSlot) this.wake?.();
   }
 
@@ -206,11 +216,12 @@ export class DeliveryWorker {
   }
 
   private waitForWake(ms: number, onSlot: boolean): Promise<void> {
-    if (this.wakePending || this.stopping) {
+    if (this.wakePending || this.stopping || (onSlot && this.slotFreed)) {
       this.wakePending = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
+      let woken = false;
       const done = () => {
         clearTimeout(timer);
         this.wake = null;
@@ -219,7 +230,12 @@ export class DeliveryWorker {
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.wake = done;
+      // One turn later, so every slot a batch of records frees is free before the next claim.
+      this.wake = () => {
+        if (woken) return;
+        woken = true;
+        setImmediate(done);
+      };
       this.wakeOnSlot = onSlot;
     });
   }
@@ -229,6 +245,7 @@ export class DeliveryWorker {
     while (!this.stopping) {
       let r = { started: 0, filled: false, hostLimited: false };
       this.wakePending = false;
+      this.slotFreed = false;
       try {
         r = await this.claimAndStart();
       } catch (err) {

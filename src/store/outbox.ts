@@ -63,21 +63,36 @@ export interface ClaimedEvent extends OutboxRow {
 
 /**
  * Claims due events for one worker in one statement: SKIP LOCKED so concurrent workers never take
- * the same row; receivers in `skipReceivers` (already at their share of this worker's slots) are
- * passed over. A claim older than `staleBefore` belongs to a worker that stopped during the send:
- * it is taken over, and the lost send is logged as an `interrupted` attempt, because it may have
- * reached the receiver.
+ * the same row, and no receiving host beyond the room it has left in this worker (`room`, per host;
+ * `defaultRoom` for hosts not listed; a host with no room is not even scanned, so a backlog of one
+ * host never hides the others' events). A claim older than `staleBefore` belongs to a worker that
+ * stopped during the send: it is taken over, and the lost send is logged as an `interrupted`
+ * attempt, because it may have reached the receiver.
  */
 export async function claimDueEvents(
   q: Queryable,
-  c: { me: string; now: Date; staleBefore: Date; limit: number; skipReceivers?: readonly string[] },
+  c: { me: string; now: Date; staleBefore: Date; limit: number; defaultRoom?: number; room?: ReadonlyMap<string, number> },
 ): Promise<ClaimedEvent[]> {
+  const room = [...(c.room ?? new Map<string, number>())];
+  const full = room.filter(([, n]) => n <= 0).map(([r]) => r);
+  const partial = room.filter(([, n]) => n > 0);
   const { rows } = await q.query<ClaimedEvent>(
-    `WITH picked AS (
-       SELECT id, locked_by AS lost_by, locked_at AS lost_at FROM outbox_events
+    `WITH candidates AS (
+       SELECT id, coalesce(receiver, '') AS receiver, next_attempt_at, seq FROM outbox_events
         WHERE state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
           AND coalesce(receiver, '') <> ALL($5::text[])
-        ORDER BY next_attempt_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED),
+        ORDER BY next_attempt_at, seq LIMIT $4 * 4),
+     fair AS (
+       SELECT c.id FROM (
+         SELECT c.*, row_number() OVER (PARTITION BY c.receiver ORDER BY c.next_attempt_at, c.seq) AS n FROM candidates c) c
+         LEFT JOIN unnest($6::text[], $7::int[]) AS r(receiver, room) ON r.receiver = c.receiver
+        WHERE c.n <= coalesce(r.room, $8)
+        ORDER BY c.next_attempt_at, c.seq LIMIT $4),
+     picked AS (
+       SELECT id, locked_by AS lost_by, locked_at AS lost_at FROM outbox_events
+        WHERE id IN (SELECT id FROM fair)
+          AND state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
+        FOR UPDATE SKIP LOCKED),
      claimed AS (
        UPDATE outbox_events o SET locked_by = $1, locked_at = $2,
               attempts = o.attempts + CASE WHEN p.lost_by IS NULL THEN 0 ELSE 1 END
@@ -88,7 +103,7 @@ export async function claimDueEvents(
        SELECT id, order_id, attempts, 'interrupted', NULL, NULL, 'sender ' || lost_by || ' stopped before recording the answer', lost_at
          FROM claimed WHERE lost_by IS NOT NULL ORDER BY seq)
      SELECT c.*, d.callbacks_enabled, d.secret_enc FROM claimed c LEFT JOIN desks d ON d.id = c.desk_id ORDER BY c.seq`,
-    [c.me, c.now, c.staleBefore, c.limit, c.skipReceivers ?? []],
+    [c.me, c.now, c.staleBefore, c.limit, full, partial.map(([r]) => r), partial.map(([, n]) => n), c.defaultRoom ?? c.limit],
   );
   return rows;
 }
