@@ -22,6 +22,7 @@ import { parseConfig } from '../src/config.js';
 import { createLogger, createRuntime } from '../src/runtime.js';
 import * as op from '../src/services/operator.js';
 import { signMessage } from '../src/signing.js';
+import type { Db } from '../src/store/db.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 
@@ -120,7 +121,26 @@ async function main() {
     callbackUrl: `${receiver.url}/cb`, callbacksEnabled: true, tariffId: null,
   });
 
-  const worker = new DeliveryWorker(ctx);
+  // BENCH_PROFILE=1: time each statement the worker runs, to see where a pass goes.
+  const stats = new Map<string, { n: number; ms: number }>();
+  const db: Db = !process.env.BENCH_PROFILE
+    ? ctx.db
+    : {
+        ...ctx.db,
+        async query(sql, params) {
+          const t = performance.now();
+          try {
+            return await ctx.db.query(sql, params);
+          } finally {
+            const k = sql.replace(/\s+/g, ' ').trim().slice(0, 50);
+            const st = stats.get(k) ?? { n: 0, ms: 0 };
+            st.n++;
+            st.ms += performance.now() - t;
+            stats.set(k, st);
+          }
+        },
+      };
+  const worker = new DeliveryWorker({ ...ctx, db });
   const base = await baseline(receiver.url, worker.perReceiver, EVENTS);
   console.error(`baseline done: ${base.toFixed(0)} req/s`);
 
@@ -149,6 +169,7 @@ async function main() {
   console.log(`database: ${ctx.db.kind}; ${cpus().length} cores; worker ${worker.concurrency} slots, ${worker.perReceiver} per host; ${EVENTS} due events`);
   console.log(`baseline (bare undici loop, ${worker.perReceiver} in flight): ${base.toFixed(0)} req/s`);
   console.log(`delivery worker: ${EVENTS} callbacks in ${secs.toFixed(2)} s = ${(EVENTS / secs).toFixed(0)} callbacks/s (${((EVENTS / secs / base) * 100).toFixed(0)} % of baseline)`);
+  for (const [k, v] of stats) console.log(`  ${String(v.n).padStart(6)} × ${(v.ms / v.n).toFixed(2).padStart(6)} ms  ${k}`);
   console.log(`outbox: ${rows.map((r) => `${r.state} ${r.n}`).join(', ')}`);
 
   await runtime.close();

@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { parseAllowlist } from './callbacks/urlGuard.js';
 
 export interface Config {
   readonly port: number;
@@ -80,6 +81,16 @@ function positiveFraction(env: Env, name: string, def: number): number {
   return v;
 }
 
+function allowlist(env: Env): string {
+  const v = str(env, 'CALLBACK_ALLOWLIST') ?? '';
+  try {
+    parseAllowlist(v);
+  } catch (err) {
+    throw new ConfigError('CALLBACK_ALLOWLIST', (err as Error).message);
+  }
+  return v;
+}
+
 function bool(env: Env, name: string, def: boolean): boolean {
   const v = str(env, name);
   if (v === undefined) return def;
@@ -157,7 +168,7 @@ export function parseConfig(env: Env = process.env): Config {
     adminToken,
     masterKey,
     publicBaseUrl,
-    callbackAllowlist: str(env, 'CALLBACK_ALLOWLIST') ?? '',
+    callbackAllowlist: allowlist(env),
     seedDemo: bool(env, 'SEED_DEMO', true),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel,

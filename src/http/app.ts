@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Ctx } from '../context.js';
 import { handleError, sendError } from './errors.js';
 import { registerRawBodyParser } from './rawBody.js';
+import { registerHealthRoutes, type HealthOptions } from './health.js';
 import { gatewayAuthHook } from './gatewayAuth.js';
 import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
@@ -17,10 +18,7 @@ import { payerReferenceRoutes } from './routes/payerReference.js';
 import { payPageRoutes } from './routes/payPage.js';
 import { providerRoutes } from './routes/providers.js';
 
-export interface AppOptions {
-  /** Readiness: /healthz answers 503 until this says the workers are running. */
-  ready?: () => boolean;
-}
+export type AppOptions = HealthOptions;
 
 /** Builds the HTTP app without listening: tests call inject(), main() calls listen(). */
 export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
@@ -51,14 +49,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
 
-  app.get('/healthz', async (_req, reply) => {
-    const ready = opts.ready ? opts.ready() : true;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting' });
-  });
-  app.get('/metrics', async (_req, reply) => {
-    reply.header('Content-Type', ctx.metrics.registry.contentType);
-    return ctx.metrics.registry.metrics();
-  });
+  registerHealthRoutes(app, ctx, opts);
 
   app.register(
     async (gw) => {
