@@ -179,7 +179,7 @@ export function parseConfig(env: Env = process.env): Config {
     fxCbrUrl: httpUrl(env, 'FX_CBR_URL', 'https://www.cbr.ru/scripts/XML_daily.asp'),
     fxEcbUrl: httpUrl(env, 'FX_ECB_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
     fxTickerUrl: httpUrl(env, 'FX_TICKER_URL', 'https://api.binance.com/api/v3/ticker/price'),
-    callbackConcurrency: int(env, 'CALLBACK_CONCURRENCY', 128, 1, 10_000),
+    callbackConcurrency: int(env, 'CALLBACK_CONCURRENCY', 256, 1, 10_000),
     callbackHostShare: positiveFraction(env, 'CALLBACK_HOST_SHARE', 0.25),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 1, 3600) * 1000,
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),

@@ -81,7 +81,7 @@ export async function claimDueEvents(
        SELECT id, coalesce(receiver, '') AS receiver, next_attempt_at, seq FROM outbox_events
         WHERE state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
           AND coalesce(receiver, '') <> ALL($5::text[])
-        ORDER BY next_attempt_at, seq LIMIT $4 * 4),
+        ORDER BY next_attempt_at, seq LIMIT $4 * 2),
      fair AS (
        SELECT c.id FROM (
          SELECT c.*, row_number() OVER (PARTITION BY c.receiver ORDER BY c.next_attempt_at, c.seq) AS n FROM candidates c) c
