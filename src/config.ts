@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { parseAllowlist } from './callbacks/urlGuard.js';
 
 export interface Config {
   readonly port: number;
@@ -26,6 +27,15 @@ export interface Config {
   readonly fxCbrUrl: string;
   readonly fxEcbUrl: string;
   readonly fxTickerUrl: string;
+  /** Callback sends in flight per worker process. */
+  readonly callbackConcurrency: number;
+  /** Share of those sends one receiving host may hold. */
+  readonly callbackHostShare: number;
+  /** How long SIGTERM/SIGINT waits for requests and sends in flight before the process exits. */
+  readonly shutdownGraceMs: number;
+  /** Port of the separate metrics listener; null: metrics are not served. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
   readonly breaker: {
     readonly windowSize: number;
     readonly minSamples: number;
@@ -63,6 +73,22 @@ function fraction(env: Env, name: string, def: number): number {
   if (v === undefined) return def;
   if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(v)) throw new ConfigError(name, `must be a fraction from 0 to 1, got "${v}"`);
   return Number(v);
+}
+
+function positiveFraction(env: Env, name: string, def: number): number {
+  const v = fraction(env, name, def);
+  if (v <= 0) throw new ConfigError(name, `must be a fraction above 0 and at most 1, got "${str(env, name)}"`);
+  return v;
+}
+
+function allowlist(env: Env): string {
+  const v = str(env, 'CALLBACK_ALLOWLIST') ?? '';
+  try {
+    parseAllowlist(v);
+  } catch (err) {
+    throw new ConfigError('CALLBACK_ALLOWLIST', (err as Error).message);
+  }
+  return v;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -142,7 +168,7 @@ export function parseConfig(env: Env = process.env): Config {
     adminToken,
     masterKey,
     publicBaseUrl,
-    callbackAllowlist: str(env, 'CALLBACK_ALLOWLIST') ?? '',
+    callbackAllowlist: allowlist(env),
     seedDemo: bool(env, 'SEED_DEMO', true),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel,
@@ -153,6 +179,11 @@ export function parseConfig(env: Env = process.env): Config {
     fxCbrUrl: httpUrl(env, 'FX_CBR_URL', 'https://www.cbr.ru/scripts/XML_daily.asp'),
     fxEcbUrl: httpUrl(env, 'FX_ECB_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
     fxTickerUrl: httpUrl(env, 'FX_TICKER_URL', 'https://api.binance.com/api/v3/ticker/price'),
+    callbackConcurrency: int(env, 'CALLBACK_CONCURRENCY', 256, 1, 10_000),
+    callbackHostShare: positiveFraction(env, 'CALLBACK_HOST_SHARE', 0.25),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 1, 3600) * 1000,
+    metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
+    metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     breaker: Object.freeze({
       windowSize: int(env, 'BREAKER_WINDOW', 20, 1, 1000),
       minSamples: int(env, 'BREAKER_MIN_SAMPLES', 10, 1, 1000),

@@ -1,9 +1,11 @@
 import { systemClock } from './clock.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { buildMetricsApp } from './http/health.js';
 import { createLogger, createRuntime, openDatabase } from './runtime.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
+import { DataDirInUseError } from './store/dataDirLock.js';
 import { startWorkers } from './workers/index.js';
 import type { RunningLoop } from './workers/loop.js';
 
@@ -49,32 +51,63 @@ async function serve(config: Config, role: Role): Promise<void> {
 
   let loops: RunningLoop[] = [];
   let ready = false;
-  const app = buildApp(ctx, { ready: () => ready });
+  let shuttingDown = false;
+  const app = buildApp(ctx, { ready: () => ready, shuttingDown: () => shuttingDown, redis: runtime.redis });
+  const metricsApp = config.metricsPort !== null ? buildMetricsApp(ctx) : null;
   if (role !== 'api') loops = startWorkers(ctx);
   await app.listen({ port: config.port, host: config.host });
-  // Printed once the port is ours, so the example call it shows works as printed.
+  if (metricsApp) await metricsApp.listen({ port: config.metricsPort!, host: config.metricsHost });
+  // Printed once the port is ours, so the example call it shows works as printed. Plain text on
+  // stderr: it holds secrets, and stdout is the JSON log that collectors ship.
   const text = banner(config, seed, runtime.generatedAdminToken);
-  if (text) process.stdout.write(text + '\n');
+  if (text) process.stderr.write(text + '\n');
   ready = true;
-  log.info({ role, port: config.port, host: config.host, db: ctx.db.kind, redis: !!runtime.redis }, 'paygate ready');
+  log.info({ role, port: config.port, host: config.host, metricsPort: config.metricsPort, db: ctx.db.kind, redis: !!runtime.redis }, 'paygate ready');
 
-  let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down');
-    ready = false;
-    await app.close();
-    await Promise.all(loops.map((l) => l.stop()));
-    await runtime.close();
+    if (shuttingDown) return;
+    shuttingDown = true;
+    const deadline = Date.now() + config.shutdownGraceMs;
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    const overdue = setTimeout(() => {
+      log.error({ graceMs: config.shutdownGraceMs }, 'grace period over; exiting with work unfinished');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    overdue.unref();
+    try {
+      // /readyz answers 503 from now on; the listener stops accepting and in-flight requests finish.
+      await Promise.all([app.close(), metricsApp?.close()]);
+      // Sends still in flight near the deadline are recorded as interrupted and resent elsewhere.
+      await Promise.all(loops.map((l) => l.stop(Math.max(0, deadline - Date.now() - 1_000))));
+      await runtime.close();
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    log.info('stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
+const HELP = `Usage: paygate <command> [options]
+
+Commands:
+  serve [--role api|worker|all]   run the HTTP API and/or the background workers (default: all)
+  migrate                         apply database migrations and exit
+  help, --help, -h                print this help
+
+Configuration comes from environment variables; see README.md (PORT, HOST, DATA_DIR,
+DATABASE_URL, REDIS_URL, ADMIN_TOKEN, MASTER_KEY, METRICS_PORT, SHUTDOWN_GRACE_SECONDS, ...).
+`;
+
 async function main(): Promise<void> {
   const [command = 'serve', ...rest] = process.argv.slice(2);
+  if (command === '--help' || command === '-h' || command === 'help' || rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(HELP);
+    return;
+  }
   const config = parseConfig(process.env);
   if (command === 'migrate') {
     const db = await openDatabase(config);
@@ -84,11 +117,11 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'serve') return serve(config, parseRole(rest));
-  throw new ConfigError('command', `unknown command "${command}"; use serve [--role api|worker|all] or migrate`);
+  throw new ConfigError('command', `unknown command "${command}"; use serve [--role api|worker|all], migrate or --help`);
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError || err instanceof SchemaTooNewError) {
+  if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError) {
     process.stderr.write(`paygate: ${err.message}\n`);
   } else {
     process.stderr.write(`paygate: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);

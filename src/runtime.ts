@@ -14,6 +14,7 @@ import { dbNonceStore, redisNonceStore } from './services/nonces.js';
 import { createRateLimits } from './services/rateLimits.js';
 import { openPg, openPglite, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { lockDataDir } from './store/dataDirLock.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
 
@@ -33,7 +34,25 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 export async function openDatabase(config: Config): Promise<Db> {
   if (config.databaseUrl) return openPg(config.databaseUrl);
   mkdirSync(config.dataDir, { recursive: true });
-  return openPglite(join(config.dataDir, 'pg'));
+  // One process per embedded database: a second would see only its own writes, and lose them.
+  const lock = lockDataDir(config.dataDir);
+  let db: Db;
+  try {
+    db = await openPglite(join(config.dataDir, 'pg'));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  return {
+    ...db,
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }
 
 /** MASTER_KEY from the environment, or (embedded mode) the one generated on first start and kept in DATA_DIR. */
@@ -62,6 +81,21 @@ export async function resolveAdminToken(config: Config, db: Db): Promise<{ hash:
   return { hash: hashToken(token), generated: token };
 }
 
+/** Logs an outage once when it begins and once when it ends, not at every reconnect attempt. */
+export function watchRedis(redis: Redis, log: Logger): void {
+  let up = true;
+  redis.on('error', (err: Error) => {
+    if (!up) return;
+    up = false;
+    log.error({ err: err.message }, 'redis unavailable: signed calls answer 503 until it is back');
+  });
+  redis.on('ready', () => {
+    if (up) return;
+    up = true;
+    log.info('redis available again');
+  });
+}
+
 export interface Runtime {
   ctx: Ctx;
   redis: Redis | null;
@@ -75,8 +109,10 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
   await migrate(db);
   const box = new SecretBox(resolveMasterKey(config));
   const admin = await resolveAdminToken(config, db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : null;
-  if (redis) redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  // No offline queue: while Redis is down a command fails at once (503) instead of piling up; the
+  // client reconnects by itself, backing off up to 2 s.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
+  if (redis) watchRedis(redis, log);
   const ctx: Ctx = {
     config,
     db,

@@ -2,8 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { Ctx } from '../context.js';
 import { DeskSecretCache } from '../deskSecrets.js';
-import { getDesk } from '../store/desks.js';
-import { claimDueEvents, finishAttempt, oldestDueAt, type AttemptOutcome, type OutboxRow } from '../store/outbox.js';
+import {
+  claimDueEvents,
+  finishAttempts,
+  oldestDueAt,
+  OUTBOX_CHANNEL,
+  releaseClaims,
+  type AttemptOutcome,
+  type ClaimedEvent,
+  type FinishedAttempt,
+} from '../store/outbox.js';
 import { createPinnedDispatcher } from './pinnedDispatcher.js';
 import { DEFAULT_CALLBACK_TIMEOUT_MS, sendCallback, type SendResult } from './send.js';
 
@@ -11,59 +19,164 @@ import { DEFAULT_CALLBACK_TIMEOUT_MS, sendCallback, type SendResult } from './se
 export const MAX_ATTEMPTS = 8;
 export const retryDelayMs = (attemptJustMade: number): number => 10_000 * 2 ** (attemptJustMade - 1);
 
+/** Idle poll: how late a retry can start when nothing wakes the worker sooner (new events wake it at once). */
 export const DELIVERY_PERIOD_MS = 10_000;
-/** Sends in flight per worker process: a slow receiver holds one slot for at most 15 s, not the queue. */
-export const DELIVERY_CONCURRENCY = 32;
-/** A claim this old belongs to a worker that died mid-send (the send itself ends within 15 s). */
-const STALE_CLAIM_MS = 120_000;
+/**
+ * A claim is leased for the receiver timeout plus this margin (30 s with the spec's 15 s timeout):
+ * older than that, its worker stopped during the send and another takes it over.
+ */
+export const CLAIM_LEASE_MARGIN_MS = 15_000;
+/** The lag gauge needs its own query; once a second is plenty. */
+const LAG_SAMPLE_MS = 1_000;
 
 export interface DeliveryOptions {
   concurrency?: number;
+  /** Fraction of `concurrency` one receiving host may hold; at least one slot. */
+  hostShare?: number;
   timeoutMs?: number;
+  leaseMs?: number;
+  idlePollMs?: number;
   dispatcher?: Dispatcher;
   workerId?: string;
 }
 
+interface InFlight {
+  event: ClaimedEvent;
+  receiver: string;
+  attempt: number;
+}
+
+interface PendingRecord {
+  attempt: FinishedAttempt;
+  done: (recorded: boolean) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 export class DeliveryWorker {
   readonly name = 'delivery';
   readonly id: string;
-  private readonly inFlight = new Set<Promise<void>>();
+  readonly concurrency: number;
+  /** Slots one receiving host may hold. */
+  readonly perReceiver: number;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly tasks = new Set<Promise<void>>();
+  private readonly byReceiver = new Map<string, number>();
   private readonly secrets: DeskSecretCache;
   private readonly dispatcher: Dispatcher;
-  private readonly concurrency: number;
   private readonly timeoutMs: number;
+  private readonly leaseMs: number;
+  private readonly idlePollMs: number;
+  private records: PendingRecord[] = [];
+  private flushing: Promise<void> | null = null;
+  private lastLagSample = 0;
+  // Continuous mode (start/stop).
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wakePending = false;
+  private wake: (() => void) | null = null;
+  private wakeOnSlot = false;
+  /** A slot freed since the current pass began (its claim may have seen the receiver still full). */
+  private slotFreed = false;
+  private unlisten: (() => Promise<void>) | null = null;
+  private closed = false;
 
   constructor(private readonly ctx: Ctx, opts: DeliveryOptions = {}) {
     this.id = opts.workerId ?? `dw_${randomBytes(6).toString('hex')}`;
     this.secrets = new DeskSecretCache(ctx.box);
     this.dispatcher = opts.dispatcher ?? createPinnedDispatcher({ allowlist: ctx.callbackAllowlist, resolve: ctx.resolve });
-    this.concurrency = opts.concurrency ?? DELIVERY_CONCURRENCY;
+    this.concurrency = opts.concurrency ?? ctx.config.callbackConcurrency;
+    // CALLBACK_HOST_SHARE: a dead endpoint holds at most this many slots, each for up to 15 s.
+    const share = opts.hostShare ?? ctx.config.callbackHostShare;
+    this.perReceiver = Math.max(1, Math.floor(this.concurrency * share));
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS;
+    this.leaseMs = opts.leaseMs ?? this.timeoutMs + CLAIM_LEASE_MARGIN_MS;
+    this.idlePollMs = opts.idlePollMs ?? DELIVERY_PERIOD_MS;
   }
 
-  /** Claims as many due events as there are free slots and starts sending them; returns how many started. */
+  /** Sends this worker has claimed and not yet recorded. */
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Claims as many due events as there are free slots (each receiving host up to its share) and
+   * starts sending them; returns how many started.
+   */
   async pump(): Promise<number> {
-    const free = this.concurrency - this.inFlight.size;
+    return (await this.claimAndStart()).started;
+  }
+
+  private async claimAndStart(): Promise<{ started: number; filled: boolean; hostLimited: boolean }> {
     const now = this.ctx.clock.now();
-    const due = await oldestDueAt(this.ctx.db, new Date(now));
-    this.ctx.metrics.callbackLag.set(due ? Math.max(0, (now - due.getTime()) / 1000) : 0);
-    if (free <= 0) return 0;
-    const claimed = await claimDueEvents(this.ctx.db, this.id, new Date(now), new Date(now - STALE_CLAIM_MS), free);
+    if (now - this.lastLagSample >= LAG_SAMPLE_MS || now < this.lastLagSample) {
+      this.lastLagSample = now;
+      const due = await oldestDueAt(this.ctx.db, new Date(now));
+      this.ctx.metrics.callbackLag.set(due ? Math.max(0, (now - due.getTime()) / 1000) : 0);
+    }
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return { started: 0, filled: true, hostLimited: false };
+    const room = new Map<string, number>();
+    for (const [r, n] of this.byReceiver) room.set(r, this.perReceiver - n);
+    const claimed = await claimDueEvents(this.ctx.db, {
+      me: this.id,
+      now: new Date(now),
+      staleBefore: new Date(now - this.leaseMs),
+      limit: free,
+      defaultRoom: this.perReceiver,
+      room,
+    });
+    const excess: string[] = [];
+    let started = 0;
     for (const e of claimed) {
-      const p = this.deliver(e)
+      const receiver = e.receiver ?? '';
+      const held = this.byReceiver.get(receiver) ?? 0;
+      if (held >= this.perReceiver) {
+        excess.push(e.id);
+        continue;
+      }
+      this.byReceiver.set(receiver, held + 1);
+      const slot: InFlight = { event: e, receiver, attempt: e.attempts + 1 };
+      this.inFlight.set(e.id, slot);
+      const task = this.deliver(slot)
         .catch((err) => {
           this.ctx.metrics.workerErrors.inc({ worker: this.name });
           this.ctx.log.error({ err, eventId: e.id }, 'callback delivery failed unexpectedly');
         })
-        .finally(() => this.inFlight.delete(p));
-      this.inFlight.add(p);
+        .finally(() => {
+          this.tasks.delete(task);
+          this.freeSlot(slot);
+        });
+      this.tasks.add(task);
+      started++;
     }
-    return claimed.length;
+    // Claimed beyond a receiver's share: handed back unsent, for this or another worker later.
+    if (excess.length) await releaseClaims(this.ctx.db, this.id, excess);
+    // A receiver that got all the room it had may have more due: a freed slot of its brings the next pass.
+    const got = new Map<string, number>();
+    for (const e of claimed) got.set(e.receiver ?? '', (got.get(e.receiver ?? '') ?? 0) + 1);
+    const hostLimited =
+      excess.length > 0 || room.size > 0 && [...room.values()].some((n) => n <= 0) || [...got].some(([r, n]) => n >= (room.get(r) ?? this.perReceiver));
+    return { started, filled: claimed.length >= free, hostLimited };
   }
 
-  /** Waits for every send this worker has started. */
+  private freeSlot(slot: InFlight): void {
+    if (this.inFlight.get(slot.event.id) !== slot) return;
+    this.inFlight.delete(slot.event.id);
+    const n = (this.byReceiver.get(slot.receiver) ?? 1) - 1;
+    if (n <= 0) this.byReceiver.delete(slot.receiver);
+    else this.byReceiver.set(slot.receiver, n);
+    // A claim costs about the same for 1 row as for 50: wait until a quarter of a host's share is
+    // free (or the worker is empty) rather than claiming one row per finished send.
+    if (n <= this.perReceiver - Math.max(1, Math.floor(this.perReceiver / 4)) || this.inFlight.size === 0) {
+      this.slotFreed = true;
+      if (this.wakeOnSlot) this.wake?.();
+    }
+  }
+
+  /** Waits for every send this worker has started, and for their records. */
   async drain(): Promise<void> {
-    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+    while (this.tasks.size) await Promise.all([...this.tasks]);
   }
 
   /** One complete pass: claim, send, record. Tests drive the worker with this. */
@@ -73,54 +186,216 @@ export class DeliveryWorker {
     return n;
   }
 
-  async close(): Promise<void> {
-    await this.drain();
+  /**
+   * Runs until stop(): claims whenever slots are free and something is due. Idle, it waits for a new
+   * event (NOTIFY from the outbox insert) or the idle poll; full, it waits for a slot.
+   */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  /** Called when new events may be due (a NOTIFY, or a caller that just wrote one). */
+  kick(): void {
+    this.wakePending = true;
+    this.wake?.();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.unlisten || this.stopping) return;
+    try {
+      this.unlisten = await this.ctx.db.listen(
+        OUTBOX_CHANNEL,
+        () => this.kick(),
+        (err) => {
+          // Polling goes on; the next idle pass listens again.
+          this.unlisten = null;
+          this.ctx.log.warn({ err: err.message }, 'outbox notifications lost; polling until they are back');
+        },
+      );
+    } catch (err) {
+      this.ctx.log.warn({ err: (err as Error).message }, 'outbox notifications unavailable; polling');
+    }
+  }
+
+  private waitForWake(ms: number, onSlot: boolean): Promise<void> {
+    if (this.wakePending || this.stopping || (onSlot && this.slotFreed)) {
+      this.wakePending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      let woken = false;
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.wakeOnSlot = false;
+        this.wakePending = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      // One turn later, so every slot a batch of records frees is free before the next claim.
+      this.wake = () => {
+        if (woken) return;
+        woken = true;
+        setImmediate(done);
+      };
+      this.wakeOnSlot = onSlot;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    await this.listen();
+    while (!this.stopping) {
+      let r = { started: 0, filled: false, hostLimited: false };
+      this.wakePending = false;
+      this.slotFreed = false;
+      try {
+        r = await this.claimAndStart();
+      } catch (err) {
+        this.ctx.metrics.workerErrors.inc({ worker: this.name });
+        this.ctx.log.error({ err, worker: this.name }, 'worker pass failed');
+        await sleep(1000);
+        continue;
+      }
+      if (this.stopping) break;
+      if (this.inFlight.size >= this.concurrency) {
+        await this.waitForWake(this.idlePollMs, true);
+      } else if (r.filled && r.started > 0) {
+        continue; // more may be due and slots are free
+      } else {
+        // Nothing more due (or only receivers at their share): new events, a freed slot of a held-back
+        // receiver, or the idle poll bring the next pass.
+        if (!this.unlisten) void this.listen();
+        await this.waitForWake(this.idlePollMs, r.hostLimited);
+      }
+    }
+  }
+
+  /**
+   * Stops claiming, lets sends in flight finish within graceMs, then records any still unfinished as
+   * `interrupted` (due again at once), so another worker resends them without waiting for the lease.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    this.running = null;
+    if (this.unlisten) {
+      const u = this.unlisten;
+      this.unlisten = null;
+      await u().catch(() => {});
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.drain().then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+    ]);
+    clearTimeout(timer);
+    if (!finished) {
+      const at = new Date(this.ctx.clock.now());
+      const cut = [...this.inFlight.values()].map(
+        (s): FinishedAttempt => ({
+          eventId: s.event.id,
+          orderId: s.event.order_id,
+          attempt: s.attempt,
+          outcome: 'interrupted',
+          httpCode: null,
+          response: null,
+          error: 'sender shut down before the answer arrived',
+          at,
+          nextAttemptAt: at,
+        }),
+      );
+      await finishAttempts(this.ctx.db, this.id, cut).catch((err) => this.ctx.log.error({ err }, 'could not record interrupted callbacks'));
+      this.inFlight.clear();
+      await this.dispatcher.destroy().catch(() => {});
+      return;
+    }
     await this.dispatcher.close();
   }
 
-  private async deliver(e: OutboxRow): Promise<void> {
-    const attempt = e.attempts + 1;
-    const desk = await getDesk(this.ctx.db, e.desk_id);
-    let result: SendResult;
-    let outcome: AttemptOutcome;
-    if (!desk || !desk.callbacks_enabled) {
+  /** Waits for every send in flight, then closes the connections. */
+  async close(): Promise<void> {
+    return this.stop(Number.MAX_SAFE_INTEGER);
+  }
+
+  private async send(slot: InFlight): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
+    const e = slot.event;
+    if (e.callbacks_enabled === null || !e.callbacks_enabled || e.secret_enc === null) {
       // Callbacks switched off: recorded as suppressed, never sent.
-      result = { outcome: 'rejected', httpCode: null, response: null, error: 'callbacks are switched off for the cash desk' };
-      outcome = 'suppressed';
-    } else if (!e.url) {
-      result = { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL' };
-      outcome = 'rejected';
-    } else {
-      // The desk's current secret signs, so a rotation applies from the next attempt on.
-      result = await sendCallback({
-        url: e.url,
-        body: Buffer.from(e.body, 'utf8'),
-        eventId: e.id,
-        secret: this.secrets.open(desk.secret_enc),
-        ts: Math.floor(this.ctx.clock.now() / 1000),
-        dispatcher: this.dispatcher,
-        timeoutMs: this.timeoutMs,
-      });
-      outcome = result.outcome === 'retry' && attempt >= MAX_ATTEMPTS ? 'failed' : result.outcome;
+      return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'callbacks are switched off for the cash desk' }, outcome: 'suppressed' };
     }
+    if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL' }, outcome: 'rejected' };
+    // The desk's current secret signs, so a rotation applies from the next attempt on.
+    const result = await sendCallback({
+      url: e.url,
+      body: Buffer.from(e.body, 'utf8'),
+      eventId: e.id,
+      secret: this.secrets.open(e.secret_enc),
+      ts: Math.floor(this.ctx.clock.now() / 1000),
+      dispatcher: this.dispatcher,
+      timeoutMs: this.timeoutMs,
+    });
+    return { result, outcome: result.outcome === 'retry' && slot.attempt >= MAX_ATTEMPTS ? 'failed' : result.outcome };
+  }
+
+  private async deliver(slot: InFlight): Promise<void> {
+    const { result, outcome } = await this.send(slot);
     const now = this.ctx.clock.now();
-    const recorded = await this.ctx.db.tx((q) =>
-      finishAttempt(q, {
-        eventId: e.id,
-        orderId: e.order_id,
-        me: this.id,
-        attempt,
-        outcome,
-        httpCode: result.httpCode,
-        response: result.response,
-        error: result.error,
-        at: new Date(now),
-        nextAttemptAt: outcome === 'retry' ? new Date(now + retryDelayMs(attempt)) : null,
-      }),
-    );
+    const recorded = await this.record({
+      eventId: slot.event.id,
+      orderId: slot.event.order_id,
+      attempt: slot.attempt,
+      outcome,
+      httpCode: result.httpCode,
+      response: result.response,
+      error: result.error,
+      at: new Date(now),
+      nextAttemptAt: outcome === 'retry' ? new Date(now + retryDelayMs(slot.attempt)) : null,
+    });
     if (!recorded) return; // the claim was taken over; the other worker records its own attempt
     this.ctx.metrics.callbackAttempts.inc({ outcome });
     if (outcome === 'failed') this.ctx.metrics.callbacksFailed.inc();
-    this.ctx.log.info({ eventId: e.id, orderId: e.order_id, attempt, outcome, httpCode: result.httpCode, error: result.error }, 'callback attempt');
+    const line = { eventId: slot.event.id, orderId: slot.event.order_id, attempt: slot.attempt, outcome, httpCode: result.httpCode, error: result.error };
+    // Thousands of deliveries a second would drown the log; everything else stays at info.
+    if (outcome === 'delivered') this.ctx.log.debug(line, 'callback attempt');
+    else this.ctx.log.info(line, 'callback attempt');
+  }
+
+  /**
+   * Queues an attempt for recording. Attempts finishing while a write is under way go together in
+   * the next one, so a busy worker writes hundreds per statement instead of one transaction each.
+   */
+  private record(a: FinishedAttempt): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.records.push({ attempt: a, done: resolve });
+      if (!this.flushing) this.flushing = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.records.length) {
+        // One turn of the event loop first: answers that already arrived join this batch (on the
+        // embedded database a statement blocks the loop, so without this every batch is one).
+        await new Promise((r) => setImmediate(r));
+        const batch = this.records;
+        this.records = [];
+        let recorded = new Set<string>();
+        try {
+          recorded = await finishAttempts(this.ctx.db, this.id, batch.map((r) => r.attempt));
+        } catch (err) {
+          // The claims stay; their lease runs out and another pass takes them over.
+          this.ctx.metrics.workerErrors.inc({ worker: this.name });
+          this.ctx.log.error({ err, count: batch.length }, 'could not record callback attempts');
+        }
+        for (const r of batch) r.done(recorded.has(r.attempt.eventId));
+      }
+    } finally {
+      this.flushing = null;
+    }
   }
 }

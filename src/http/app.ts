@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../context.js';
 import { handleError, sendError, sendTooMany } from './errors.js';
 import { parseJsonBodyHook, registerRawBodyParser } from './rawBody.js';
+import { registerHealthRoutes, type HealthOptions } from './health.js';
 import { gatewayAuthHook } from './gatewayAuth.js';
 import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
@@ -15,10 +16,7 @@ import { registerOpenApi } from './openapi.js';
 import { docsRoutes } from './docs.js';
 import { schemaErrorFormatter, validatorCompiler } from './schemaErrors.js';
 
-export interface AppOptions {
-  /** Readiness: /healthz answers 503 until this says the workers are running. */
-  ready?: () => boolean;
-}
+export type AppOptions = HealthOptions;
 
 /** Every route the app serves, as registered: the shared authentication suites walk this list. */
 export interface RouteEntry {
@@ -84,14 +82,8 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     await registerOpenApi(root, API_VERSION);
     document = () => root.swagger() as unknown as Record<string, unknown>;
 
-    root.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
-      const ready = opts.ready ? opts.ready() : true;
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting' });
-    });
-    root.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
-      reply.header('Content-Type', ctx.metrics.registry.contentType);
-      return ctx.metrics.registry.metrics();
-    });
+    // Liveness and readiness; metrics are served on METRICS_PORT, never here.
+    registerHealthRoutes(root, ctx, opts);
     await root.register(docsRoutes(API_VERSION));
 
     await root.register(

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 export const MAX_BODY_BYTES = 64 * 1024;
 // Past this we stop reading at all: an oversized body is still hashed up to here so that the
 // signature can be checked before the 413 (D3), but nobody can make us read megabytes.
-const HARD_CAP_BYTES = 1024 * 1024;
+export const HARD_CAP_BYTES = 1024 * 1024;
 
 /** The request body as sent: the exact bytes (up to 64 KiB) and the SHA-256 of everything received. */
 export interface RawBody {
@@ -30,12 +30,20 @@ export function registerRawBodyParser(app: FastifyInstance): void {
       finished = true;
       done(err, body);
     };
-    payload.on('data', (chunk: Buffer) => {
+    const tooLarge = () => Object.assign(new Error('body too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
+    // A declared length over the cap is refused before reading anything.
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > HARD_CAP_BYTES) {
+      finish(tooLarge());
+      return;
+    }
+    const onData = (chunk: Buffer) => {
       total += chunk.length;
       if (total > HARD_CAP_BYTES) {
-        const err = Object.assign(new Error('body too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
-        payload.destroy();
-        finish(err);
+        // Not destroyed: the client gets its 413 envelope instead of a reset connection, and Node
+        // discards what is still coming without keeping it.
+        payload.removeListener('data', onData);
+        finish(tooLarge());
         return;
       }
       hash.update(chunk);
@@ -43,7 +51,8 @@ export function registerRawBodyParser(app: FastifyInstance): void {
         chunks.push(chunk);
         kept += chunk.length;
       }
-    });
+    };
+    payload.on('data', onData);
     payload.on('end', () => {
       finish(null, { bytes: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES), sha256: hash.digest('hex'), tooLarge: total > MAX_BODY_BYTES });
     });

@@ -10,7 +10,14 @@ export type Actor = string;
 
 /** The transaction as a Db: a service's own transactions join it, so the action and its entry commit together. */
 function joined(db: Db, q: Queryable): Db {
-  return { kind: db.kind, query: (sql, params) => q.query(sql, params), exec: (sql) => q.exec(sql), tx: (fn) => fn(q), close: async () => {} };
+  return {
+    kind: db.kind,
+    query: (sql, params) => q.query(sql, params),
+    exec: (sql) => q.exec(sql),
+    tx: (fn) => fn(q),
+    listen: (channel, onNotify, onLost) => db.listen(channel, onNotify, onLost),
+    close: async () => {},
+  };
 }
 
 /**

@@ -2,6 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { claimNonce, pruneNonces } from '../store/nonces.js';
+import { AppError } from '../domain/errors.js';
+
+export const REDIS_DOWN = 'shared request memory (Redis) is unavailable; retry shortly';
 
 /** Replay memory: 360 s per desk key, surviving restarts and shared by every instance. */
 export const NONCE_MEMORY_MS = 360_000;
@@ -29,7 +32,13 @@ export function dbNonceStore(db: Db, clock: Clock): NonceStore {
 export function redisNonceStore(redis: Redis, prefix = 'paygate:nonce:'): NonceStore {
   return {
     async claim(deskKey, nonce) {
-      const r = await redis.set(`${prefix}${deskKey}:${nonce}`, '1', 'PX', NONCE_MEMORY_MS, 'NX');
+      let r: string | null;
+      try {
+        r = await redis.set(`${prefix}${deskKey}:${nonce}`, '1', 'PX', NONCE_MEMORY_MS, 'NX');
+      } catch {
+        // Without the shared memory no request can be told fresh from a replay: refuse, retryable.
+        throw new AppError('SERVICE_UNAVAILABLE', REDIS_DOWN);
+      }
       return r === 'OK';
     },
     async prune() {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { AppError } from '../domain/errors.js';
 import { RateLimiterMemory, RateLimiterQueue, RateLimiterQueueError, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** Spec rate limits: "N per window, M queued". Counts are shared through Redis when given; queues live in each process. */
@@ -67,8 +68,15 @@ function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
     }
   }
 
+  const take = (key: string) => (spec.queued > 0 ? queued(key) : consume(key));
   return {
-    take: (key) => (spec.queued > 0 ? queued(key) : consume(key)),
+    // A Redis that does not answer is an outage (503), not a bug (500).
+    take: redis
+      ? (key) =>
+          take(key).catch((err) => {
+            throw err instanceof AppError ? err : new AppError('SERVICE_UNAVAILABLE', 'shared rate limits (Redis) are unavailable; retry shortly');
+          })
+      : take,
     activeKeys: () => queues.size,
   };
 }

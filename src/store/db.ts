@@ -12,6 +12,12 @@ export interface Db extends Queryable {
   readonly kind: 'pg' | 'pglite';
   /** Runs fn in one transaction: commit when it resolves, roll back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls onNotify for every NOTIFY on the channel until the returned function is called. On the
+   * server this holds one connection of its own; onLost is called if that connection drops, and
+   * the caller may listen again later.
+   */
+  listen(channel: string, onNotify: () => void, onLost?: (err: Error) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** Embedded database only: a copy of the whole data directory, which `openPglite` can start from. */
   dumpDataDir?(): Promise<Blob>;
@@ -61,6 +67,27 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
         client.release();
       }
     },
+    async listen(channel, onNotify, onLost) {
+      // A client outside the pool: a listening connection must stay the same session.
+      const client = new pg.Client({ connectionString: url });
+      let closed = false;
+      client.on('notification', (m) => {
+        if (m.channel === channel) onNotify();
+      });
+      client.on('error', (err) => {
+        if (closed) return;
+        closed = true;
+        client.end().catch(() => {});
+        onLost?.(err);
+      });
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        if (closed) return;
+        closed = true;
+        await client.end().catch(() => {});
+      };
+    },
     async close() {
       await pool.end();
     },
@@ -102,6 +129,12 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
         };
         return fn(q);
       });
+    },
+    async listen(channel, onNotify) {
+      const stop = await lite.listen(channel, () => onNotify());
+      return async () => {
+        if (!lite.closed) await stop();
+      };
     },
     async close() {
       await lite.close();

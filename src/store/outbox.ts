@@ -2,15 +2,33 @@ import type { Queryable } from './db.js';
 
 export type EventKind = 'order.completed' | 'order.cancelled' | 'order.appealed' | 'order.updated';
 
-/** An event with its exact body bytes and the URL captured at order creation; due for a first attempt at once. */
+/** NOTIFY channel raised when an event is written, so an idle delivery worker wakes at once. */
+export const OUTBOX_CHANNEL = 'paygate_outbox';
+
+/** The receiving host of a callback URL (lower-case host name), the unit of delivery fairness. */
+export function receiverOf(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An event with its exact body bytes and the URL captured at order creation; due for a first attempt
+ * at once. The NOTIFY is delivered when the caller's transaction commits, never before.
+ */
 export async function insertEvent(
   q: Queryable,
   e: { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, state, attempts, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7)`,
-    [e.id, e.orderId, e.deskId, e.event, e.body, e.url, e.at],
+    `WITH ins AS (
+       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, 'pending', 0, $7, $7) RETURNING id)
+     SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ins`,
+    [e.id, e.orderId, e.deskId, e.event, e.body, e.url, e.at, receiverOf(e.url)],
   );
 }
 
@@ -22,6 +40,7 @@ export interface OutboxRow {
   event: EventKind;
   body: string;
   url: string | null;
+  receiver: string | null;
   state: 'pending' | 'delivered' | 'rejected' | 'failed' | 'suppressed';
   attempts: number;
   next_attempt_at: Date | null;
@@ -36,43 +55,119 @@ export async function listOrderEvents(q: Queryable, orderId: string): Promise<Ou
   return rows;
 }
 
-/**
- * Claims due events for one worker: SKIP LOCKED so concurrent workers never take the same row, and a
- * claim older than `staleBefore` (a worker that died mid-send) is taken over.
- */
-export async function claimDueEvents(q: Queryable, me: string, now: Date, staleBefore: Date, limit: number): Promise<OutboxRow[]> {
-  const { rows } = await q.query<OutboxRow>(
-    `UPDATE outbox_events SET locked_by = $1, locked_at = $2
-      WHERE id IN (
-        SELECT id FROM outbox_events
-         WHERE state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
-         ORDER BY next_attempt_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED)
-      RETURNING *`,
-    [me, now, staleBefore, limit],
-  );
-  return rows.sort((a, b) => a.seq - b.seq);
+/** A claimed event with what sending it needs from its desk (null when the desk is gone). */
+export interface ClaimedEvent extends OutboxRow {
+  callbacks_enabled: boolean | null;
+  secret_enc: string | null;
 }
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'rejected' | 'failed' | 'suppressed';
-
-/** Records one attempt and moves the event on, only if this worker still holds the claim. */
-export async function finishAttempt(
+/**
+ * Claims due events for one worker in one statement: SKIP LOCKED so concurrent workers never take
+ * the same row, and no receiving host beyond the room it has left in this worker (`room`, per host;
+ * `defaultRoom` for hosts not listed; a host with no room is not even scanned, so a backlog of one
+ * host never hides the others' events). A claim older than `staleBefore` belongs to a worker that
+ * stopped during the send: it is taken over, and the lost send is logged as an `interrupted`
+ * attempt, because it may have reached the receiver.
+ */
+export async function claimDueEvents(
   q: Queryable,
-  e: { eventId: string; orderId: string; me: string; attempt: number; outcome: AttemptOutcome; httpCode: number | null; response: string | null; error: string | null; at: Date; nextAttemptAt: Date | null },
-): Promise<boolean> {
-  const state = e.outcome === 'retry' ? 'pending' : e.outcome;
-  const { rowCount } = await q.query(
-    `UPDATE outbox_events SET state = $3, attempts = $4, next_attempt_at = $5, locked_by = NULL, locked_at = NULL,
-       finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $6::timestamptz END
-     WHERE id = $1 AND locked_by = $2`,
-    [e.eventId, e.me, state, e.attempt, e.nextAttemptAt, e.at],
+  c: { me: string; now: Date; staleBefore: Date; limit: number; defaultRoom?: number; room?: ReadonlyMap<string, number> },
+): Promise<ClaimedEvent[]> {
+  const room = [...(c.room ?? new Map<string, number>())];
+  const full = room.filter(([, n]) => n <= 0).map(([r]) => r);
+  const partial = room.filter(([, n]) => n > 0);
+  const { rows } = await q.query<ClaimedEvent>(
+    `WITH candidates AS (
+       SELECT id, coalesce(receiver, '') AS receiver, next_attempt_at, seq FROM outbox_events
+        WHERE state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
+          AND coalesce(receiver, '') <> ALL($5::text[])
+        ORDER BY next_attempt_at, seq LIMIT $4 * 2),
+     fair AS (
+       SELECT c.id FROM (
+         SELECT c.*, row_number() OVER (PARTITION BY c.receiver ORDER BY c.next_attempt_at, c.seq) AS n FROM candidates c) c
+         LEFT JOIN unnest($6::text[], $7::int[]) AS r(receiver, room) ON r.receiver = c.receiver
+        WHERE c.n <= coalesce(r.room, $8)
+        ORDER BY c.next_attempt_at, c.seq LIMIT $4),
+     picked AS (
+       SELECT id, locked_by AS lost_by, locked_at AS lost_at FROM outbox_events
+        WHERE id IN (SELECT id FROM fair)
+          AND state = 'pending' AND next_attempt_at <= $2 AND (locked_by IS NULL OR locked_at < $3)
+        FOR UPDATE SKIP LOCKED),
+     claimed AS (
+       UPDATE outbox_events o SET locked_by = $1, locked_at = $2,
+              attempts = o.attempts + CASE WHEN p.lost_by IS NULL THEN 0 ELSE 1 END
+         FROM picked p WHERE o.id = p.id
+       RETURNING o.*, p.lost_by, p.lost_at),
+     lost AS (
+       INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
+       SELECT id, order_id, attempts, 'interrupted', NULL, NULL, 'sender ' || lost_by || ' stopped before recording the answer', lost_at
+         FROM claimed WHERE lost_by IS NOT NULL ORDER BY seq)
+     SELECT c.*, d.callbacks_enabled, d.secret_enc FROM claimed c LEFT JOIN desks d ON d.id = c.desk_id ORDER BY c.seq`,
+    [c.me, c.now, c.staleBefore, c.limit, full, partial.map(([r]) => r), partial.map(([, n]) => n), c.defaultRoom ?? c.limit],
   );
-  if (rowCount !== 1) return false;
-  await q.query(
-    `INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [e.eventId, e.orderId, e.attempt, e.outcome, e.httpCode, e.response, e.error, e.at],
+  return rows;
+}
+
+/** Hands claims back unsent (claimed beyond a receiver's share, or a worker shutting down before sending). */
+export async function releaseClaims(q: Queryable, me: string, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { rowCount } = await q.query(`UPDATE outbox_events SET locked_by = NULL, locked_at = NULL WHERE id = ANY($2::text[]) AND locked_by = $1`, [
+    me,
+    ids,
+  ]);
+  return rowCount;
+}
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'rejected' | 'failed' | 'suppressed' | 'interrupted';
+
+export interface FinishedAttempt {
+  eventId: string;
+  orderId: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  httpCode: number | null;
+  response: string | null;
+  error: string | null;
+  at: Date;
+  /** When the next attempt is due (outcomes `retry` and `interrupted`); null when the event is done. */
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records attempts and moves their events on, in one statement, only for events this worker still
+ * holds; returns the ids recorded (an event taken over by another worker is not).
+ */
+export async function finishAttempts(q: Queryable, me: string, list: readonly FinishedAttempt[]): Promise<Set<string>> {
+  if (list.length === 0) return new Set();
+  const state = (o: AttemptOutcome) => (o === 'retry' || o === 'interrupted' ? 'pending' : o);
+  const { rows } = await q.query<{ event_id: string }>(
+    `WITH a AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[], $11::text[])
+         WITH ORDINALITY AS a(event_id, order_id, attempt, outcome, http_code, response, error, at, next_at, state, n)),
+     upd AS (
+       UPDATE outbox_events o SET state = a.state, attempts = a.attempt, next_attempt_at = a.next_at, locked_by = NULL, locked_at = NULL,
+              finished_at = CASE WHEN a.state = 'pending' THEN NULL ELSE a.at END
+         FROM a WHERE o.id = a.event_id AND o.locked_by = $1
+       RETURNING o.id)
+     INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
+     SELECT a.event_id, a.order_id, a.attempt, a.outcome, a.http_code, a.response, a.error, a.at
+       FROM a JOIN upd ON upd.id = a.event_id ORDER BY a.n
+     RETURNING event_id`,
+    [
+      me,
+      list.map((e) => e.eventId),
+      list.map((e) => e.orderId),
+      list.map((e) => e.attempt),
+      list.map((e) => e.outcome),
+      list.map((e) => e.httpCode),
+      list.map((e) => e.response),
+      list.map((e) => e.error),
+      list.map((e) => e.at.toISOString()),
+      list.map((e) => (e.nextAttemptAt ? e.nextAttemptAt.toISOString() : null)),
+      list.map((e) => state(e.outcome)),
+    ],
   );
-  return true;
+  return new Set(rows.map((r) => r.event_id));
 }
 
 export interface AttemptRow {

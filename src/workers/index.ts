@@ -3,7 +3,7 @@ import { expireDueOrders } from '../services/orderActions.js';
 import { failStalePlacements } from '../store/orders.js';
 import { CASCADE_BUDGET_MS } from '../providers/cascade.js';
 import { startLoop, type RunningLoop, type Worker } from './loop.js';
-import { DeliveryWorker, DELIVERY_PERIOD_MS } from '../callbacks/delivery.js';
+import { DeliveryWorker } from '../callbacks/delivery.js';
 import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
@@ -47,11 +47,11 @@ export function placementReaper(ctx: Ctx): Worker {
   };
 }
 
-/** Every background loop of one worker process. */
+/** Every background loop of one worker process; stop(graceMs) lets callback sends in flight finish within graceMs. */
 export function startWorkers(ctx: Ctx): RunningLoop[] {
   const delivery = new DeliveryWorker(ctx);
-  // The loop only starts sends (pump); sends finish in the background, so a slow receiver never delays the next pass.
-  const deliveryLoop = startLoop(ctx, { name: delivery.name, runOnce: () => delivery.pump() }, DELIVERY_PERIOD_MS);
+  // Claims whenever a sending slot is free; the 10 s period is only its idle poll.
+  delivery.start();
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
     // Off the 200 ms expiry path: nothing here can be due sooner than 170 s after its create.
@@ -60,11 +60,6 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
     startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
-    {
-      async stop() {
-        await deliveryLoop.stop();
-        await delivery.close();
-      },
-    },
+    { stop: (graceMs?: number) => delivery.stop(graceMs) },
   ];
 }

@@ -7,7 +7,8 @@ export interface Worker {
 }
 
 export interface RunningLoop {
-  stop(): Promise<void>;
+  /** Stops the loop; work in flight may take up to graceMs to finish (loops that hold none ignore it). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**

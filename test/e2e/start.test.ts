@@ -19,7 +19,7 @@ const STARTUP_MS = 60_000;
 function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
-    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_ALLOWLIST|SEED_DEMO|LOG_LEVEL|FX_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) {
+    if (/^(PORT|HOST|DATA_DIR|METRICS_PORT|METRICS_HOST|SHUTDOWN_GRACE_SECONDS|CALLBACK_CONCURRENCY|CALLBACK_HOST_SHARE|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_ALLOWLIST|SEED_DEMO|LOG_LEVEL|FX_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) {
       delete env[k];
     }
   }
@@ -117,8 +117,8 @@ describe('first start, restart and refusal of the real process', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints the operator token and the demo desk once', () => {
-    const out = first.stdout();
+  it('prints the operator token and the demo desk once, on stderr, never into the JSON log on stdout', () => {
+    const out = first.stderr();
     const token = /ADMIN_TOKEN=(\S+)/.exec(out);
     const key = /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(out);
     const secret = /desk secret:\s+(\S+)/.exec(out);
@@ -132,6 +132,9 @@ describe('first start, restart and refusal of the real process', () => {
     // The curl line is ready to paste: it names this very port.
     expect(out).toContain(`curl -s ${base}/gw/v1/methods`);
     expect(first.stderr()).not.toMatch(/error/i);
+    expect(first.stdout()).not.toContain(adminToken);
+    expect(first.stdout()).not.toContain(deskSecret);
+    for (const line of first.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
   it('the generated master key is kept in DATA_DIR, readable by the owner only', () => {
@@ -155,7 +158,7 @@ describe('first start, restart and refusal of the real process', () => {
     } catch {
       t.skip();
     }
-    const out = first.stdout();
+    const out = first.stderr();
     const start = out.indexOf('A signed call, ready to paste:');
     expect(start).toBeGreaterThan(-1);
     const script = out
@@ -195,9 +198,9 @@ describe('first start, restart and refusal of the real process', () => {
     expect(await stop(first)).toBe(0);
     const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
     await waitHealthy(base, second);
-    expect(second.stdout()).not.toContain('ADMIN_TOKEN=');
-    expect(second.stdout()).not.toContain('desk key:');
-    expect(second.stdout()).not.toContain('desk secret:');
+    expect(second.stderr()).not.toContain('ADMIN_TOKEN=');
+    expect(second.stderr()).not.toContain('desk key:');
+    expect(second.stderr()).not.toContain('desk secret:');
 
     const again = await signedGet(base, deskKey, deskSecret, '/gw/v1/methods');
     expect(again.status).toBe(200);

@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMetricsApp } from '../../src/http/health.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 
 const APPEAL_FIELDS = ['id', 'orderId', 'orderRef', 'status', 'amount', 'reason', 'comment', 'slaDueAt', 'createdAt', 'resolvedAt', 'evidenceUrl'].sort();
@@ -385,7 +386,7 @@ describe('appeals', () => {
       items = await list();
       expect(items.map((x: any) => x.overdue)).toEqual([true, false]);
       expect((await h.ctx.metrics.appealsOverdue.get()).values[0].value).toBe(1);
-      const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+      const metrics = await buildMetricsApp(h.ctx).inject({ method: 'GET', url: '/metrics' });
       expect(metrics.body).toMatch(/^paygate_appeals_overdue 1$/m);
 
       expect(json(await admin(h.app, 'GET', `/appeals/${a1.id}`)).result).toEqual(items[0]);

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { createLogger } from '../../src/runtime.js';
+import { buildMetricsApp } from '../../src/http/health.js';
 import { admin, ADMIN_TOKEN, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -82,7 +83,7 @@ describe('metrics', () => {
     const w = new DeliveryWorker(h.ctx, { timeoutMs: 500 });
     while ((await w.runOnce()) > 0);
     await w.close();
-    const text = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = (await buildMetricsApp(h.ctx).inject({ method: 'GET', url: '/metrics' })).body;
     expect(text).toMatch(/paygate_http_requests_total\{route="\/gw\/v1\/balance",method="GET",status="200"\} [1-9]/);
     expect(text).toMatch(/paygate_http_requests_total\{route="\/gw\/v1\/balance",method="GET",status="401"\} [1-9]/);
     expect(text).toMatch(/paygate_http_request_duration_seconds_bucket\{le="0.005",route="\/gw\/v1\/orders",method="POST"\}/);
@@ -90,5 +91,11 @@ describe('metrics', () => {
     expect(text).toMatch(/paygate_callback_attempts_total\{outcome="delivered"\} 1/);
     expect(text).toMatch(/paygate_callback_delivery_lag_seconds 0/);
     expect(text).toMatch(/paygate_callbacks_failed_total 0/);
+  });
+
+  it('are not served on the public listener', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(404);
+    expect(json(res).fault.code).toBe('NOT_FOUND');
   });
 });

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The process contract an operator relies on: one process per embedded database, an exit 0 on
+// SIGTERM, health and metrics where the README says, --help that starts nothing.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const STARTUP_MS = 60_000;
+
+function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_.*|SEED_DEMO|LOG_LEVEL|FX_.*|METRICS_.*|SHUTDOWN_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) delete env[k];
+  }
+  return { ...env, ...extra };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+
+function run(args: string[], env: NodeJS.ProcessEnv): Proc {
+  // node itself with the tsx loader (not the tsx wrapper, which forks): the pid is the server's, and signals reach it.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function waitStatus(url: string, p: Proc, status = 200): Promise<void> {
+  const deadline = Date.now() + STARTUP_MS;
+  let exited = false;
+  void p.exit.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`process exited before it was ready:\n${p.stdout()}\n${p.stderr()}`);
+    try {
+      if ((await fetch(url)).status === status) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no ${status} from ${url}:\n${p.stdout()}\n${p.stderr()}`);
+}
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+describe('one embedded database, one process', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-lock-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('a second process on the same DATA_DIR refuses, naming it and the running pid; a kill -9 leaves no lock behind', async () => {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const first = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) }));
+    await waitStatus(`http://127.0.0.1:${port}/readyz`, first);
+
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(await ready.json()).toMatchObject({ status: 'ready', failing: [], checks: { database: 'ok', migrations: 'ok', redis: 'not configured' } });
+    // Metrics only on their own port.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^paygate_/m);
+
+    const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(await freePort()), DATA_DIR: dataDir }));
+    const code = await second.exit;
+    expect(code).not.toBe(0);
+    expect(second.stderr()).toContain(`DATA_DIR ${dataDir}`);
+    expect(second.stderr()).toContain(`pid ${first.child.pid}`);
+    expect(second.stderr()).not.toMatch(/\n\s+at /);
+
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const third = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    await waitStatus(`http://127.0.0.1:${port}/healthz`, third);
+    third.child.kill('SIGTERM');
+    expect(await third.exit).toBe(0);
+  }, 3 * STARTUP_MS);
+});
+
+describe('graceful shutdown', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s: the process stops accepting, releases DATA_DIR and exits 0', async (signal) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-term-'));
+    try {
+      const port = await freePort();
+      const p = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '5' }));
+      await waitStatus(`http://127.0.0.1:${port}/readyz`, p);
+      // Requests in flight when the signal arrives are answered.
+      const inFlight = Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status));
+      p.child.kill(signal);
+      const statuses = await Promise.allSettled(inFlight);
+      for (const s of statuses) if (s.status === 'fulfilled') expect([200, 503]).toContain(s.value);
+      expect(await p.exit).toBe(0);
+      expect(p.stdout()).toMatch(/"msg":"stopped"/);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      // Nothing left holding DATA_DIR.
+      const again = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dataDir }));
+      expect(await again.exit, again.stderr()).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 2 * STARTUP_MS);
+});
+
+describe('command line', () => {
+  it('--help prints the commands and starts nothing', async () => {
+    const port = await freePort();
+    const p = run(['src/main.ts', '--help'], bareEnv({ PORT: String(port), DATA_DIR: '/nonexistent/never-created' }));
+    expect(await p.exit).toBe(0);
+    expect(p.stdout()).toMatch(/serve \[--role api\|worker\|all\]/);
+    expect(p.stdout()).toMatch(/migrate/);
+    const q = run(['src/main.ts', 'serve', '--help'], bareEnv({ PORT: String(port) }));
+    expect(await q.exit).toBe(0);
+    expect(q.stdout()).toMatch(/Usage: paygate/);
+  }, STARTUP_MS);
+
+  it('a bad CALLBACK_ALLOWLIST names the variable', async () => {
+    const p = run(['src/main.ts', 'serve'], bareEnv({ CALLBACK_ALLOWLIST: '10.0.0.0/99', DATA_DIR: '/nonexistent/never-created' }));
+    expect(await p.exit).not.toBe(0);
+    expect(p.stderr()).toMatch(/^paygate: CALLBACK_ALLOWLIST: /m);
+  }, STARTUP_MS);
+});
