@@ -12,7 +12,8 @@ import { signRequest } from '../../src/signing.js';
 // The process is the real one, spoken to over real sockets.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+// As `npm start` runs it: one node process with the TypeScript loader, so signals reach the server itself.
+const NODE_ARGS = ['--import', 'tsx'];
 const STARTUP_MS = 60_000;
 
 /** The environment of a machine where nothing of Paygate is configured. */
@@ -47,7 +48,7 @@ interface Proc {
 const children = new Set<ChildProcess>();
 
 function run(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(TSX, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';

@@ -87,7 +87,8 @@ describe('delivery worker, running', () => {
     expect(w.perReceiver).toBe(2);
     w.start();
     await until('the other host', () => fast.hits.length === 1);
-    expect(slow.hits).toHaveLength(2); // its share, still hanging
+    await until('the slow host at its share', () => slow.hits.length === 2);
+    expect(slow.hits).toHaveLength(2); // its share, still hanging: never more
     expect(JSON.parse(fast.hits[0].body.toString()).id).toBe(other);
     await until('its record', async () => (await attempts(other)).length === 1);
     await w.stop(0);
