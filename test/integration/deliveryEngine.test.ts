@@ -157,3 +157,21 @@ describe('delivery worker, running', () => {
     expect((await attempts(id2)).map((a: any) => a.outcome)).toEqual(['delivered']);
   });
 });
+
+describe('delivery worker, closing', () => {
+  it('close() lets sends in flight finish and records their real outcome', async () => {
+    const rx = await receiver();
+    rx.respond(() => 'hang');
+    const d = await provisionDesk(h.app, { desk: { callbackUrl: urlAs(rx, 'closing.example') } });
+    const id = await completedOrder(d);
+    const w = worker({ concurrency: 2, hostShare: 1, idlePollMs: 3_600_000 });
+    w.start();
+    await until('the send', () => rx.hits.length === 1);
+    // The receiver answers a moment after close() began: close waits for it instead of cutting it short.
+    const closing = w.close();
+    await new Promise((r) => setTimeout(r, 50));
+    rx.release(200, 'ok');
+    await closing;
+    expect((await attempts(id)).map((a: { outcome: string }) => a.outcome)).toEqual(['delivered']);
+  });
+});
