@@ -1,6 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 /*
  * The merchant cabinet over HTTP, as a browser uses it: cookies, forms with their CSRF token,
@@ -76,9 +78,9 @@ const DESK_FORM: [string, string][] = [
   ['callbacksEnabled', 'true'],
 ];
 
-async function createDesk(b: Browser): Promise<DeskCreds> {
+async function createDesk(b: Browser, form = DESK_FORM): Promise<DeskCreds> {
   await b.get('/cabinet/desks');
-  const res = await b.post('/cabinet/desks', DESK_FORM);
+  const res = await b.post('/cabinet/desks', form);
   expect(res.statusCode, res.body).toBe(201);
   const pick = (id: string) => new RegExp(`id="${id}">([^<]+)<`).exec(res.body)![1]!;
   return { id: pick('desk-id'), key: pick('desk-key'), secret: pick('desk-secret'), merchantId: '' };
@@ -91,7 +93,7 @@ async function order(desk: { key: string; secret: string }, body: Record<string,
 }
 
 beforeAll(async () => {
-  h = await createHarness({ env: { PUBLIC_BASE_URL: 'https://pay.example.test' }, unlimitedOrders: true });
+  h = await createHarness({ env: { PUBLIC_BASE_URL: 'https://pay.example.test', CALLBACK_ALLOWLIST: '127.0.0.1' }, unlimitedOrders: true });
   await admin(h.app, 'PUT', '/currencies/RUB', { enabled: true, spreadPercent: '0' });
   await admin(h.app, 'PUT', '/rates/RUB', { rate: '91.8' });
 });
@@ -177,6 +179,39 @@ describe('sign-up to a first simulated payment', () => {
     expect(weak.statusCode).toBe(400);
     const merchants = json(await admin(h.app, 'GET', '/merchants?limit=500')).result.items.map((m: { name: string }) => m.name);
     expect(merchants).not.toContain('Second Shop');
+  });
+});
+
+describe('callback attempts', () => {
+  it('lists each attempt with its code, the first 300 characters of the answer, time and outcome; a delivery ticks the checklist', async () => {
+    const rx = await startReceiver();
+    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 300 });
+    try {
+      const { b } = await signUp('Callback Shop');
+      const desk = await createDesk(b, DESK_FORM.map(([k, v]) => [k, k === 'callbackUrl' ? `${rx.url}/cb` : v] as [string, string]));
+      const o = await order(desk);
+      await b.get(`/cabinet/orders/${o.id}`);
+      rx.respond(() => ({ status: 500, body: `${'x'.repeat(299)}<b>tail beyond 300` }));
+      await b.post(`/cabinet/orders/${o.id}/simulate-payment`);
+      while ((await worker.runOnce()) > 0);
+      expect(rx.hits.length).toBe(1);
+      const failed = (await b.get(`/cabinet/orders/${o.id}`)).body;
+      expect(failed).toContain('>retry<');
+      expect(failed).toContain('>500<');
+      expect(failed).toContain(`${'x'.repeat(299)}&lt;</td>`);
+      expect(failed).not.toContain('tail beyond');
+      expect((await b.get('/cabinet')).body).toMatch(/Receive a callback[^<]*<\/span><\/li>/);
+
+      rx.respond(() => ({ status: 200, body: 'ok' }));
+      await b.post(`/cabinet/orders/${o.id}/resend`);
+      while ((await worker.runOnce()) > 0);
+      const page = (await b.get(`/cabinet/orders/${o.id}`)).body;
+      expect(page).toContain('>delivered<');
+      expect((await b.get('/cabinet')).body).toMatch(/Receive a callback[^<]*<\/span> <span class="badge ok">done/);
+    } finally {
+      await worker.close();
+      await rx.close();
+    }
   });
 });
 
