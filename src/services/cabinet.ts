@@ -2,10 +2,11 @@ import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { newId } from '../ids.js';
-import { getUser, insertUser, type UserRow } from '../store/accounts.js';
+import { getUser, insertUser, setUserPassword, type UserRow } from '../store/accounts.js';
 import { getDesk, type DeskRow } from '../store/desks.js';
 import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from '../store/merchants.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { endOtherSessions, type SessionInfo } from './sessions.js';
 
 /**
  * What the merchant cabinet needs beyond the shared services: self sign-up, the signed-in user's
@@ -57,3 +58,18 @@ export async function merchantDesk(ctx: Ctx, merchantId: string, deskId: string)
 }
 
 export const onboardingProgress = (ctx: Ctx, merchantId: string) => merchantProgress(ctx.db, merchantId);
+
+export type PasswordChange = { ok: true; endedSessions: number } | { ok: false; field: 'current' | 'next'; message: string };
+
+/**
+ * A user's new password, given the current one; every other session of the user ends at once, so
+ * a stolen session does not outlive the change. A wrong current password is a refusal, not an error.
+ */
+export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current: string, next: string): Promise<PasswordChange> {
+  const user = await getUser(ctx.db, session.accountId);
+  if (!user || !(await verifyPassword(current, user.password_hash))) return { ok: false, field: 'current', message: 'The current password is not right.' };
+  const problem = passwordProblem(next);
+  if (problem) return { ok: false, field: 'next', message: `The new password ${problem}.` };
+  await setUserPassword(ctx.db, user.id, await hashPassword(next));
+  return { ok: true, endedSessions: await endOtherSessions(ctx, session) };
+}

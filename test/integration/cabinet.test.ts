@@ -256,6 +256,7 @@ describe('CSRF', () => {
       [`/cabinet/desks/${desk.id}/secret`, []],
       [`/cabinet/orders/${o.id}/resend`, []],
       [`/cabinet/orders/${o.id}/simulate-payment`, []],
+      ['/cabinet/account/password', [['currentPassword', PASSWORD], ['newPassword', 'another long passphrase']]],
       ['/cabinet/sign-out', []],
     ];
     const other = await signUp('Other Csrf Shop');
@@ -287,7 +288,7 @@ describe('CSRF', () => {
     const { b } = await signUp('Forms Shop');
     const desk = await createDesk(b);
     const o = await order(desk);
-    for (const url of ['/cabinet', '/cabinet/desks', `/cabinet/desks/${desk.id}`, '/cabinet/orders', `/cabinet/orders/${o.id}`]) {
+    for (const url of ['/cabinet', '/cabinet/desks', `/cabinet/desks/${desk.id}`, '/cabinet/orders', `/cabinet/orders/${o.id}`, '/cabinet/account']) {
       const body = (await b.get(url)).body;
       const forms = body.match(/<form[^]*?<\/form>/g) ?? [];
       expect(forms.length, url).toBeGreaterThan(0);
@@ -340,6 +341,47 @@ describe('sign-in', () => {
     const c = new Browser();
     await c.get('/cabinet/sign-in');
     expect((await c.post('/cabinet/sign-in', [['email', 'guess@x.example'], ['password', 'guess number 12']])).statusCode).toBe(401);
+  });
+});
+
+describe('account', () => {
+  it('changes the password given the current one and signs out every other session', async () => {
+    const { b, email } = await signUp('Password Shop');
+    const second = new Browser();
+    await second.get('/cabinet/sign-in');
+    expect((await second.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).statusCode).toBe(303);
+    await b.get('/cabinet/account');
+    const wrong = await b.post('/cabinet/account/password', [['currentPassword', 'not it at all'], ['newPassword', 'a brand new passphrase']]);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain('The current password is not right.');
+    const weak = await b.post('/cabinet/account/password', [['currentPassword', PASSWORD], ['newPassword', 'password123']]);
+    expect(weak.statusCode).toBe(400);
+    const ok = await b.post('/cabinet/account/password', [['currentPassword', PASSWORD], ['newPassword', 'a brand new passphrase']]);
+    expect(ok.statusCode).toBe(303);
+    expect((await second.get('/cabinet')).statusCode).toBe(303);
+    expect((await b.get('/cabinet/account')).statusCode).toBe(200);
+    const again = new Browser();
+    await again.get('/cabinet/sign-in');
+    expect((await again.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).statusCode).toBe(401);
+    expect((await again.post('/cabinet/sign-in', [['email', email], ['password', 'a brand new passphrase']])).statusCode).toBe(303);
+  });
+
+  it('lists the sessions and signs one out; another account’s session handle is 404', async () => {
+    const { b, email } = await signUp('Sessions Shop');
+    const second = new Browser();
+    await second.get('/cabinet/sign-in');
+    await second.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]]);
+    const page = await b.get('/cabinet/account');
+    const handles = [...page.body.matchAll(/action="\/cabinet\/account\/sessions\/([0-9a-f]{16})\/revoke"/g)].map((m) => m[1]!);
+    expect(handles.length).toBe(1);
+    expect(page.body).toContain('this browser');
+    const other = await signUp('Other Sessions Shop');
+    await other.b.get('/cabinet/account');
+    expect((await other.b.post(`/cabinet/account/sessions/${handles[0]}/revoke`)).statusCode).toBe(404);
+    expect((await second.get('/cabinet')).statusCode).toBe(200);
+    expect((await b.post(`/cabinet/account/sessions/${handles[0]}/revoke`, [], { csrf: null })).statusCode).toBe(403);
+    expect((await b.post(`/cabinet/account/sessions/${handles[0]}/revoke`)).statusCode).toBe(303);
+    expect((await second.get('/cabinet')).statusCode).toBe(303);
   });
 });
 

@@ -3,14 +3,14 @@ import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
-import { merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
+import { changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
-import { endSession, startSession } from '../../services/sessions.js';
+import { endSession, listSessions, revokeOwnSession, startSession } from '../../services/sessions.js';
 import type { OrderRow } from '../../store/orders.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
@@ -26,6 +26,7 @@ import {
   type CabinetRequest,
 } from './session.js';
 import {
+  accountPage,
   deskCreatedPage,
   deskPage,
   desksPage,
@@ -150,6 +151,29 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, homePage(c, { progress, firstDesk: first ? { id: first.id, key: first.key } : null, baseUrl: ctx.config.publicBaseUrl }));
   });
 
+  // ---- account
+
+  app.get('/cabinet/account', async (req, reply) => {
+    const c = cab(req);
+    const done = query(req).done;
+    const notice = done === 'password' ? 'Password changed. Every other session has been signed out.' : done === 'revoked' ? 'That session is signed out.' : null;
+    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null));
+  });
+
+  app.post('/cabinet/account/password', async (req, reply) => {
+    const c = cab(req);
+    const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
+    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message));
+    return seeOther(reply, '/cabinet/account?done=password');
+  });
+
+  app.post('/cabinet/account/sessions/:handle/revoke', async (req, reply) => {
+    const c = cab(req);
+    // Another account's session handle matches nothing: the same 404 as an unknown one.
+    if (!(await revokeOwnSession(ctx, c.session, param(req, 'handle')))) throw new AppError('NOT_FOUND', 'no such session');
+    return seeOther(reply, '/cabinet/account?done=revoked');
+  });
+
   // ---- desks
 
   const desksOf = async (merchantId: string) => (await listDeskViews(ctx, { merchantId, limit: 500 })).items;
@@ -241,7 +265,8 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const o = await findOrderRow(ctx, { merchantId: c.merchant.id }, param(req, 'orderId'));
     const done = query(req).done;
-    const event = str(query(req).event, 64);
+    // Only an event id is shown back: the query string is the visitor's to write.
+    const event = /^evt_[A-Za-z0-9]{1,40}$/.test(str(query(req).event, 64)) ? str(query(req).event, 64) : '';
     const notice =
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }

@@ -8,7 +8,7 @@ import type { CabinetRequest } from './session.js';
  * through `html` (escaped); every form carries the hidden `_csrf` input of the session.
  */
 
-export type Section = 'home' | 'desks' | 'orders' | null;
+export type Section = 'home' | 'desks' | 'orders' | 'account' | null;
 
 export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
@@ -22,7 +22,7 @@ export function cabinetPage(c: CabinetRequest, title: string, section: Section, 
     body: html`<a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/cabinet">Paygate</a>
-<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}</nav>
+<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/account', 'account', 'Account')}</nav>
 <div class="who"><span>${c.merchant.name} · ${c.user.email}</span>
 <form class="inline" method="post" action="/cabinet/sign-out">${csrfInput(c.csrf)}<button class="link" type="submit">Sign out</button></form></div>
 </div></header>
@@ -116,6 +116,17 @@ export function signedCurl(baseUrl: string, key: string, secret: string | null):
   ].join('\n');
 }
 
+/** The same call with the Node.js SDK; the secret comes from the environment, never from source code. */
+export function nodeSnippet(baseUrl: string, key: string): string {
+  return [
+    `// Node.js 20+, with @paygate/sdk installed; run as an ES module (.mjs)`,
+    `import { Paygate } from '@paygate/sdk';`,
+    ``,
+    `const paygate = new Paygate({ baseUrl: '${baseUrl}', key: '${key}', secret: process.env.PAYGATE_SECRET });`,
+    `console.log(await paygate.methods());`,
+  ].join('\n');
+}
+
 export function homePage(c: CabinetRequest, d: HomeData): Html {
   const p = d.progress;
   const step = (done: boolean, text: Interpolation) => html`<li class="${done ? 'done' : ''}"><span class="step">${text}</span>${done ? html` <span class="badge ok">done</span>` : ''}</li>`;
@@ -136,7 +147,9 @@ ${step(p.hasCompletedSandboxOrder, html`Simulate a payment on a sandbox order fr
 ${d.firstDesk
   ? html`<section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Signed test call</h2>
 <p>Asks what desk <a href="/cabinet/desks/${d.firstDesk.id}" class="mono">${d.firstDesk.id}</a> can take now. Paste the secret you copied at creation.</p>
-<pre><code>${signedCurl(d.baseUrl, d.firstDesk.key, null)}</code></pre></section>`
+<pre tabindex="0"><code>${signedCurl(d.baseUrl, d.firstDesk.key, null)}</code></pre>
+<p>Or with the Node.js SDK, the secret in <code>PAYGATE_SECRET</code>:</p>
+<pre tabindex="0"><code>${nodeSnippet(d.baseUrl, d.firstDesk.key)}</code></pre></section>`
   : ''}`,
   );
 }
@@ -213,7 +226,7 @@ export function desksPage(c: CabinetRequest, desks: readonly DeskView[], currenc
 ${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 ${desks.length === 0
   ? html`<p class="card">No cash desk yet. A desk is what your shop signs API calls with: one per site or integration.</p>`
-  : html`<div class="table-wrap"><table><caption class="skip">Your cash desks</caption><thead><tr><th scope="col">Desk</th><th scope="col">State</th><th scope="col">Method</th><th scope="col">Rails</th><th scope="col">Currencies</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
+  : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Your cash desks</caption><thead><tr><th scope="col">Desk</th><th scope="col">State</th><th scope="col">Method</th><th scope="col">Rails</th><th scope="col">Currencies</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
 ${desks.map((d) => html`<tr><td><a class="mono" href="/cabinet/desks/${d.id}">${d.id}</a></td><td>${deskState(d)}</td><td>${d.method}</td><td>${d.rails.join(', ') || '—'}</td><td>${d.currencies.join(', ')}</td><td>${utc(d.createdAt)}</td></tr>`)}
 </tbody></table></div>`}
 ${deskForm(c, currencies, form)}`,
@@ -229,7 +242,9 @@ function credentials(d: { id: string; key: string }, secret: string, baseUrl: st
 <dt>Secret</dt><dd><code class="secret" id="desk-secret">${secret}</code></dd>
 </dl></section>
 <section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Try it: a signed call</h2>
-<pre><code>${signedCurl(baseUrl, d.key, secret)}</code></pre></section>
+<pre tabindex="0"><code>${signedCurl(baseUrl, d.key, secret)}</code></pre>
+<p>Or with the Node.js SDK, the secret in <code>PAYGATE_SECRET</code>:</p>
+<pre tabindex="0"><code>${nodeSnippet(baseUrl, d.key)}</code></pre></section>
 <p><a href="/cabinet/desks/${d.id}">Go to the desk</a></p>`;
 }
 
@@ -278,7 +293,7 @@ ${d.stopReason ? html`<dt>Stopped by the platform</dt><dd>${d.stopReason}</dd>` 
 <p>${picture.available ? html`<span class="badge ok">Taking orders</span>` : html`<span class="badge bad">Not taking orders</span> ${picture.reason}`}</p>
 ${picture.rails.length === 0
   ? html`<p class="muted">No rail is available for this desk at the moment.</p>`
-  : html`<div class="table-wrap"><table><thead><tr><th scope="col">Rail</th><th scope="col">Currency</th><th scope="col">Min</th><th scope="col">Max</th></tr></thead><tbody>
+  : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Rail</th><th scope="col">Currency</th><th scope="col">Min</th><th scope="col">Max</th></tr></thead><tbody>
 ${picture.rails.flatMap((r) => r.currencies.map((cur) => html`<tr><td>${r.rail ?? '—'}</td><td>${cur.code}</td><td class="num">${cur.min === 0 ? '—' : String(cur.min)}</td><td class="num">${cur.max === 0 ? '—' : String(cur.max)}</td></tr>`))}
 </tbody></table></div><p class="hint">As <code>GET /gw/v1/methods</code> answers for this desk; amounts in the order's currency.</p>`}
 </section></div>
@@ -351,7 +366,7 @@ export function ordersPage(c: CabinetRequest, o: { filters: OrderFilters; lines:
 ${o.error ? html`<p class="notice bad" role="alert">${o.error}</p>` : ''}
 ${o.lines.length === 0
   ? html`<p class="card">No order matches.</p>`
-  : html`<div class="table-wrap"><table><caption class="skip">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">orderRef</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Settled, USD</th><th scope="col">Credited, USD</th><th scope="col">Method</th><th scope="col">Desk</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
+  : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">orderRef</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Settled, USD</th><th scope="col">Credited, USD</th><th scope="col">Method</th><th scope="col">Desk</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
 ${o.lines.map((l) => html`<tr><td><a class="mono" href="/cabinet/orders/${l.id}">${l.id}</a>${l.sandbox ? html` <span class="badge">test</span>` : ''}</td><td class="mono">${l.orderRef ?? '—'}</td><td>${statusBadge(l.status)}</td><td class="num">${l.amount} ${l.currency}</td><td class="num">${l.settledUsd}</td><td class="num">${l.creditedUsd}</td><td>${l.method}${l.rail ? ` / ${l.rail}` : ''}</td><td class="mono">${l.deskId}</td><td>${utc(l.createdAt)}</td></tr>`)}
 </tbody></table></div>`}
 <nav class="pager" aria-label="Pages">${f.status || f.desk || f.from || f.to || f.q ? html`<a href="/cabinet/orders">Clear filters</a>` : ''}${o.next ? html`<a href="/cabinet/orders${filterQuery(f, { before: o.next })}" rel="next">Older orders →</a>` : ''}</nav>`,
@@ -424,9 +439,46 @@ ${canSimulate ? html`<form class="inline" method="post" action="/cabinet/orders/
 <section class="card" aria-labelledby="cb-h"><h2 id="cb-h">Callback attempts</h2>
 ${attempts.length === 0
   ? html`<p class="muted">No delivery attempt yet.</p>`
-  : html`<div class="table-wrap"><table><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP code</th><th scope="col">Answer (first 300 characters)</th></tr></thead><tbody>
+  : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP code</th><th scope="col">Answer (first 300 characters)</th></tr></thead><tbody>
 ${attempts.map((a) => html`<tr><td>${utc(a.at)}</td><td><span class="mono">${a.eventId}</span><br>${a.event}</td><td class="num">${a.attempt}</td><td>${a.outcome}</td><td class="num">${a.httpCode ?? '—'}</td><td class="wrap mono">${(a.response ?? a.error ?? '').slice(0, 300)}</td></tr>`)}
 </tbody></table></div>`}
 </section>`,
+  );
+}
+
+// ---- account
+
+export interface SessionLine {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  userAgent: string | null;
+  ip: string | null;
+  current: boolean;
+}
+
+export function accountPage(c: CabinetRequest, sessions: readonly SessionLine[], notice: string | null, error: string | null): Html {
+  return cabinetPage(
+    c,
+    'Account',
+    'account',
+    html`<h1>Account</h1>
+${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
+<div class="grid two">
+<form class="card stack" method="post" action="/cabinet/account/password">${csrfInput(c.csrf)}
+<h2>Change password</h2>
+${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
+<input type="text" name="username" autocomplete="username" value="${c.user.email}" hidden>
+<label>Current password <input type="password" name="currentPassword" autocomplete="current-password" required></label>
+<label>New password <span class="hint">At least 10 characters; not a common password.</span>
+<input type="password" name="newPassword" autocomplete="new-password" required minlength="10" maxlength="200"></label>
+<div><button type="submit">Change password</button></div>
+<p class="hint">Changing it signs you out everywhere else.</p>
+</form>
+<section class="card" aria-labelledby="sess-h"><h2 id="sess-h">Where you are signed in</h2>
+<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Last seen (UTC)</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
+${sessions.map((s) => html`<tr><td class="wrap">${s.userAgent ?? 'unknown'}${s.current ? html` <span class="badge ok">this browser</span>` : ''}</td><td class="mono">${s.ip ?? '—'}</td><td>${utc(s.lastSeenAt)}</td>
+<td>${s.current ? '' : html`<form class="inline" method="post" action="/cabinet/account/sessions/${s.id}/revoke">${csrfInput(c.csrf)}<button type="submit" class="secondary">Sign out</button></form>`}</td></tr>`)}
+</tbody></table></div></section></div>`,
   );
 }
