@@ -53,7 +53,11 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await pageChecks(page, seen, 'home-new');
 
       await page.getByRole('link', { name: 'Cash desks' }).click();
+      // the script shows only the chosen method's rails
+      await page.selectOption('select[name=method]', 'CrossBorder');
+      expect(await page.locator('fieldset[data-method=Classic]').isVisible()).toBe(false);
       await page.selectOption('select[name=method]', 'Classic');
+      expect(await page.locator('fieldset[data-method=CrossBorder]').isVisible()).toBe(false);
       const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
       await classic.getByLabel('Sbp').check();
       await classic.getByLabel('C2c').check();
@@ -68,6 +72,7 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
         secret: (await page.locator('#desk-secret').textContent())!,
       };
       expect(desk.id).toMatch(/^dsk_/);
+      expect(await page.getByRole('button', { name: 'Copy the secret' }).isVisible()).toBe(true);
       await pageChecks(page, seen, 'desk-created');
 
       const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 1500.5, rail: 'Sbp', orderRef: 'first-order' }) });

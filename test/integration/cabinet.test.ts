@@ -82,7 +82,7 @@ async function createDesk(b: Browser, form = DESK_FORM): Promise<DeskCreds> {
   await b.get('/cabinet/desks');
   const res = await b.post('/cabinet/desks', form);
   expect(res.statusCode, res.body).toBe(201);
-  const pick = (id: string) => new RegExp(`id="${id}">([^<]+)<`).exec(res.body)![1]!;
+  const pick = (id: string) => new RegExp(`id="${id}"[^>]*>([^<]+)<`).exec(res.body)![1]!;
   return { id: pick('desk-id'), key: pick('desk-key'), secret: pick('desk-secret'), merchantId: '' };
 }
 
@@ -237,7 +237,7 @@ describe('desk actions', () => {
     await b.get(`/cabinet/desks/${desk.id}`);
     const res = await b.post(`/cabinet/desks/${desk.id}/secret`);
     expect(res.statusCode).toBe(200);
-    const secret = /id="desk-secret">([^<]+)</.exec(res.body)![1]!;
+    const secret = /id="desk-secret"[^>]*>([^<]+)</.exec(res.body)![1]!;
     expect(secret).not.toBe(desk.secret);
     const old = await signed(h, desk, '/gw/v1/methods');
     expect(old.statusCode).toBe(401);

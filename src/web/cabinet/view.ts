@@ -191,7 +191,7 @@ function deskState(d: DeskView): Html {
 
 function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm): Html {
   const railBoxes = METHODS.filter((m) => CATALOGUE[m].length > 0).map(
-    (m) => html`<fieldset><legend>${m} rails</legend>${CATALOGUE[m].map(
+    (m) => html`<fieldset data-method="${m}"><legend>${m} rails</legend>${CATALOGUE[m].map(
       (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`,
     )}</fieldset>`,
   );
@@ -237,9 +237,9 @@ function credentials(d: { id: string; key: string }, secret: string, baseUrl: st
   return html`<section class="card" aria-labelledby="cred-h"><h2 id="cred-h">${what}</h2>
 <p class="notice warn">Copy the secret now: it is shown this once and never again. Store it on your server only.</p>
 <dl class="fields">
-<dt>Desk id</dt><dd class="mono" id="desk-id">${d.id}</dd>
-<dt>Key</dt><dd class="mono" id="desk-key">${d.key}</dd>
-<dt>Secret</dt><dd><code class="secret" id="desk-secret">${secret}</code></dd>
+<dt>Desk id</dt><dd><span class="mono" id="desk-id" data-copy="desk id">${d.id}</span></dd>
+<dt>Key</dt><dd><span class="mono" id="desk-key" data-copy="key">${d.key}</span></dd>
+<dt>Secret</dt><dd><code class="secret" id="desk-secret" data-copy="secret">${secret}</code></dd>
 </dl></section>
 <section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Try it: a signed call</h2>
 <pre tabindex="0"><code>${signedCurl(baseUrl, d.key, secret)}</code></pre>
@@ -278,7 +278,7 @@ ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="fields-h"><h2 id="fields-h">Settings</h2>
 <dl class="fields">
-<dt>Key</dt><dd class="mono">${d.key}</dd>
+<dt>Key</dt><dd><span class="mono" data-copy="key">${d.key}</span></dd>
 <dt>Method</dt><dd>${d.method}</dd>
 <dt>Rails</dt><dd>${d.rails.join(', ') || '— (this method has no rails)'}</dd>
 <dt>Currencies</dt><dd>${d.currencies.join(', ')}</dd>
