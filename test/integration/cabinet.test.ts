@@ -312,6 +312,8 @@ describe('sign-in', () => {
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/cabinet');
     expect((await b.get('/cabinet/orders')).statusCode).toBe(200);
+    const garbled = await h.app.inject({ method: 'GET', url: '/cabinet', headers: { cookie: 'pg_cabinet=%E0%A4%A' } });
+    expect(garbled.statusCode).toBe(303);
   });
 
   it('answers an unknown email and a wrong password with the same generic message', async () => {

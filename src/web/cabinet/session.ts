@@ -33,7 +33,13 @@ export function readCookie(req: FastifyRequest, name: string): string | undefine
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // A malformed value (a stray %) is no cookie of ours: signed out, not a 500.
+      return undefined;
+    }
   }
   return undefined;
 }
