@@ -18,6 +18,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly appealSlaHours: number;
+  /** CABINET_SIGNUP: `open` lets anyone create a merchant account from /cabinet/sign-up; `closed` answers 404. */
+  readonly cabinetSignup: 'open' | 'closed';
   /** A market rate older than this makes its currency unpriceable. */
   readonly rateMaxAgeSeconds: number;
   /** A market move beyond this percentage is refused and the last good rate kept. */
@@ -159,6 +161,8 @@ export function parseConfig(env: Env = process.env): Config {
   for (const s of fxSources) {
     if (!FX_SOURCES.includes(s)) throw new ConfigError('FX_SOURCES', `unknown source "${s}"; known: ${FX_SOURCES.join(', ')}`);
   }
+  const cabinetSignup = (str(env, 'CABINET_SIGNUP') ?? 'open').toLowerCase();
+  if (cabinetSignup !== 'open' && cabinetSignup !== 'closed') throw new ConfigError('CABINET_SIGNUP', `must be open or closed, got "${cabinetSignup}"`);
   const config: Config = {
     port,
     host,
@@ -172,6 +176,7 @@ export function parseConfig(env: Env = process.env): Config {
     seedDemo: bool(env, 'SEED_DEMO', true),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel,
+    cabinetSignup,
     appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
     rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),
     rateMaxJumpPercent: new Decimal(jump),

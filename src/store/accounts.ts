@@ -40,6 +40,15 @@ export async function findUserByEmail(q: Queryable, email: string): Promise<User
   return rows[0] ?? null;
 }
 
+export async function getUser(q: Queryable, id: string): Promise<UserRow | null> {
+  const { rows } = await q.query<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+export async function setUserPassword(q: Queryable, id: string, passwordHash: string): Promise<void> {
+  await q.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
+}
+
 export async function findOperatorByEmail(q: Queryable, email: string): Promise<OperatorRow | null> {
   const { rows } = await q.query<OperatorRow>('SELECT * FROM operators WHERE lower(email) = lower($1)', [email]);
   return rows[0] ?? null;

@@ -74,3 +74,25 @@ export async function listMerchants(q: Queryable, f: { status: MerchantStatus | 
   );
   return rows;
 }
+
+/** How far a merchant has come with its integration: the first-run checklist of the cabinet. */
+export interface MerchantProgress {
+  hasDesk: boolean;
+  hasOrder: boolean;
+  hasDeliveredCallback: boolean;
+  hasCompletedSandboxOrder: boolean;
+}
+
+export async function merchantProgress(q: Queryable, merchantId: string): Promise<MerchantProgress> {
+  // The checklist needs "any", and EXISTS stops at the first row, cheap on a busy merchant.
+  const { rows } = await q.query<{ desks: boolean; orders: boolean; delivered: boolean; completed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM desks WHERE merchant_id = $1) AS desks,
+            EXISTS (SELECT 1 FROM orders WHERE merchant_id = $1 AND placement = 'placed') AS orders,
+            EXISTS (SELECT 1 FROM outbox_events e JOIN desks d ON d.id = e.desk_id
+                     WHERE d.merchant_id = $1 AND e.state = 'delivered') AS delivered,
+            EXISTS (SELECT 1 FROM orders WHERE merchant_id = $1 AND sandbox AND status = 'Completed') AS completed`,
+    [merchantId],
+  );
+  const r = rows[0]!;
+  return { hasDesk: r.desks, hasOrder: r.orders, hasDeliveredCallback: r.delivered, hasCompletedSandboxOrder: r.completed };
+}

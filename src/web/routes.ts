@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../context.js';
 import { assetRoutes } from './assets.js';
+import { cabinetRoutes } from './cabinet/routes.js';
 import { payPageRoutes } from './pay/routes.js';
 import { sandboxBankRoutes } from './sandbox/bank.js';
 
@@ -9,4 +10,5 @@ export async function webRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
   assetRoutes(app);
   payPageRoutes(app, ctx);
   sandboxBankRoutes(app, ctx);
+  cabinetRoutes(app, ctx);
 }

@@ -103,9 +103,15 @@ describe('parseConfig', () => {
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'pay.example.com' }],
     ['RATE_MAX_JUMP_PERCENT', { RATE_MAX_JUMP_PERCENT: '0' }],
     ['APPEAL_SLA_HOURS', { APPEAL_SLA_HOURS: '0' }],
+    ['CABINET_SIGNUP', { CABINET_SIGNUP: 'invite' }],
     ['BREAKER_SUCCESS_RATE_BELOW', { BREAKER_SUCCESS_RATE_BELOW: '1.5' }],
   ];
   it.each(bad)('a bad %s stops with a ConfigError naming it (%j)', (variable, env) => expectRefused(env, variable));
+
+  it('CABINET_SIGNUP is open by default and may be closed', () => {
+    expect(parseConfig({}).cabinetSignup).toBe('open');
+    expect(parseConfig({ CABINET_SIGNUP: 'closed' }).cabinetSignup).toBe('closed');
+  });
 
   it('an ADMIN_TOKEN of exactly 16 characters is accepted', () => {
     expect(parseConfig({ ADMIN_TOKEN: '0123456789abcdef' }).adminToken).toBe('0123456789abcdef');

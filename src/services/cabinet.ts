@@ -1,0 +1,75 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../domain/errors.js';
+import { passwordProblem } from '../domain/passwords.js';
+import { newId } from '../ids.js';
+import { getUser, insertUser, setUserPassword, type UserRow } from '../store/accounts.js';
+import { getDesk, type DeskRow } from '../store/desks.js';
+import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from '../store/merchants.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { endOtherSessions, type SessionInfo } from './sessions.js';
+
+/**
+ * What the merchant cabinet needs beyond the shared services: self sign-up, the signed-in user's
+ * merchant, and a desk seen from its merchant (another merchant's desk does not exist, D4).
+ */
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
+
+export interface SignUp {
+  company: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * Self sign-up: a merchant under review with the sandbox on, so it can integrate at once, and its
+ * first user, in one transaction (a taken email leaves no merchant behind).
+ */
+export async function signUpMerchant(ctx: Ctx, input: SignUp): Promise<{ merchant: MerchantRow; user: UserRow }> {
+  const company = input.company.trim();
+  const email = input.email.trim();
+  if (company.length < 2 || company.length > 100) throw new AppError('VALIDATION_ERROR', 'company: 2 to 100 characters');
+  if (!EMAIL.test(email)) throw new AppError('VALIDATION_ERROR', 'email: must be an email address');
+  const problem = passwordProblem(input.password);
+  if (problem) throw new AppError('VALIDATION_ERROR', `password: ${problem}`);
+  const passwordHash = await hashPassword(input.password);
+  const at = new Date(ctx.clock.now());
+  return ctx.db.tx(async (q) => {
+    const merchant = await insertMerchant(q, { id: newId('mer'), name: company, sandbox: true, at });
+    const user = await insertUser(q, { id: newId('usr'), merchantId: merchant.id, email, passwordHash, at });
+    if (!user) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
+    return { merchant, user };
+  });
+}
+
+/** The user of a live cabinet session and its merchant; null when either is gone. */
+export async function cabinetAccount(ctx: Ctx, userId: string): Promise<{ user: UserRow; merchant: MerchantRow } | null> {
+  const user = await getUser(ctx.db, userId);
+  if (!user) return null;
+  const merchant = await getMerchant(ctx.db, user.merchant_id);
+  return merchant ? { user, merchant } : null;
+}
+
+/** A desk of this merchant; any other id, another merchant's included, is DESK_NOT_FOUND. */
+export async function merchantDesk(ctx: Ctx, merchantId: string, deskId: string): Promise<DeskRow> {
+  const d = await getDesk(ctx.db, deskId);
+  if (!d || d.merchant_id !== merchantId) throw new AppError('DESK_NOT_FOUND', `no cash desk ${deskId}`);
+  return d;
+}
+
+export const onboardingProgress = (ctx: Ctx, merchantId: string) => merchantProgress(ctx.db, merchantId);
+
+export type PasswordChange = { ok: true; endedSessions: number } | { ok: false; field: 'current' | 'next'; message: string };
+
+/**
+ * A user's new password, given the current one; every other session of the user ends at once, so
+ * a stolen session does not outlive the change. A wrong current password is a refusal, not an error.
+ */
+export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current: string, next: string): Promise<PasswordChange> {
+  const user = await getUser(ctx.db, session.accountId);
+  if (!user || !(await verifyPassword(current, user.password_hash))) return { ok: false, field: 'current', message: 'The current password is not right.' };
+  const problem = passwordProblem(next);
+  if (problem) return { ok: false, field: 'next', message: `The new password ${problem}.` };
+  await setUserPassword(ctx.db, user.id, await hashPassword(next));
+  return { ok: true, endedSessions: await endOtherSessions(ctx, session) };
+}

@@ -1,0 +1,376 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../../context.js';
+import { AppError } from '../../domain/errors.js';
+import { handleError, sendTooMany } from '../../http/errors.js';
+import { checkSignIn } from '../../services/accounts.js';
+import { changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
+import { orderCallbackLog, resendOrder } from '../../services/events.js';
+import { methodsFor } from '../../services/gatewayReads.js';
+import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
+import { simulatePayment } from '../../services/orderActions.js';
+import { findOrderRow, listOrderRows } from '../../services/orders.js';
+import { orderView } from '../../services/orderViews.js';
+import { endSession, listSessions, revokeOwnSession, startSession } from '../../services/sessions.js';
+import type { OrderRow } from '../../store/orders.js';
+import { sendPage } from '../layout.js';
+import { ordersCsv, type OrderCsvRow } from './csv.js';
+import {
+  cabinetSessionHook,
+  cookieHeader,
+  formOf,
+  PRE_SESSION_COOKIE,
+  preSessionCsrfValid,
+  preSessionToken,
+  SESSION_COOKIE,
+  setCookies,
+  type CabinetRequest,
+} from './session.js';
+import {
+  accountPage,
+  deskCreatedPage,
+  deskPage,
+  desksPage,
+  EMPTY_DESK_FORM,
+  homePage,
+  messagePage,
+  ORDER_STATUSES,
+  orderPage,
+  ordersPage,
+  secretRotatedPage,
+  signInPage,
+  signUpPage,
+  type DeskForm,
+  type OrderDetail,
+  type OrderFilters,
+  type OrderLine,
+} from './view.js';
+
+/** Orders per list page; the CSV export takes up to 200 (web spec). */
+const ORDERS_PAGE = 50;
+const CSV_MAX_ROWS = 200;
+
+const NOT_FOUND_CODES = new Set(['DESK_NOT_FOUND', 'ORDER_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'NOT_FOUND']);
+
+const cab = (req: FastifyRequest): CabinetRequest => req.cabinet!;
+const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
+const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
+const str = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
+const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send('');
+
+/**
+ * The merchant cabinet (web spec, "Merchant cabinet"): sign-up and sign-in in front, the pages and
+ * actions behind the session. Every action calls the same services as the API with the signed-in
+ * merchant as scope, so another merchant's desk or order is "not found" like any unknown id.
+ */
+export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const signupOpen = () => ctx.config.cabinetSignup === 'open';
+
+  app.get('/cabinet/sign-in', async (req, reply) => {
+    const csrf = preSessionToken(ctx, req, reply);
+    return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen() }));
+  });
+
+  app.post('/cabinet/sign-in', async (req, reply) => {
+    // Every attempt counts, a refused form included: the limit is on guessing, 10 a minute per IP.
+    const admission = await ctx.limits.signIn.take(req.ip);
+    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    const form = formOf(req);
+    if (!preSessionCsrfValid(ctx, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    const email = str(form.get('email'), 320);
+    const user = await checkSignIn(ctx, 'cabinet', email, form.get('password') ?? '');
+    if (!user) {
+      const csrf = preSessionToken(ctx, req, reply);
+      return sendPage(reply, 401, signInPage({ csrf, email, failed: true, signupOpen: signupOpen() }));
+    }
+    return enter(ctx, req, reply, user.id);
+  });
+
+  app.get('/cabinet/sign-up', async (req, reply) => {
+    if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
+    return sendPage(reply, 200, signUpPage({ csrf: preSessionToken(ctx, req, reply), company: '', email: '', error: null }));
+  });
+
+  app.post('/cabinet/sign-up', async (req, reply) => {
+    if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
+    // The sign-in limiter under a key of its own: sign-ups from one address do not lock its sign-ins.
+    const admission = await ctx.limits.signIn.take(`sign-up:${req.ip}`);
+    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    const form = formOf(req);
+    if (!preSessionCsrfValid(ctx, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-up page and try again.'));
+    const company = str(form.get('company'), 100);
+    const email = str(form.get('email'), 320);
+    try {
+      const { user } = await signUpMerchant(ctx, { company, email, password: form.get('password') ?? '' });
+      return enter(ctx, req, reply, user.id);
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 'VALIDATION_ERROR' && err.code !== 'EMAIL_TAKEN')) throw err;
+      const message = err.code === 'EMAIL_TAKEN' ? 'This email already has an account. Sign in instead.' : sentence(err.detail);
+      return sendPage(reply, err.code === 'EMAIL_TAKEN' ? 409 : 400, signUpPage({ csrf: preSessionToken(ctx, req, reply), company, email, error: message }));
+    }
+  });
+
+  app.register(async (signedIn) => {
+    signedIn.addHook('preHandler', cabinetSessionHook(ctx));
+    signedIn.setErrorHandler((err, req, reply) => {
+      if (err instanceof AppError && req.cabinet) {
+        if (NOT_FOUND_CODES.has(err.code)) return sendPage(reply, 404, messagePage(cab(req), 'Not found', 'There is nothing here, or it belongs to another account.'));
+        if (err.code === 'VALIDATION_ERROR') return sendPage(reply, 400, messagePage(cab(req), 'Check the form', sentence(err.detail)));
+        return sendPage(reply, 409, messagePage(cab(req), 'Not possible now', sentence(err.detail)));
+      }
+      return handleError(err, req, reply);
+    });
+    registerSignedIn(signedIn, ctx);
+  });
+}
+
+/** A started session: the cookie, the pre-session cookie dropped, and 303 into the cabinet. */
+async function enter(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, userId: string) {
+  const s = await startSession(ctx, 'cabinet', userId, { userAgent: req.headers['user-agent'] ?? null, ip: req.ip });
+  setCookies(reply, [cookieHeader(ctx, SESSION_COOKIE, s.token, null), cookieHeader(ctx, PRE_SESSION_COOKIE, '', 0)]);
+  return seeOther(reply, '/cabinet');
+}
+
+/** A service detail ("password: too short") as a sentence for a person. */
+function sentence(detail: string | null): string {
+  if (!detail) return 'That is not possible now.';
+  const s = detail.replace(/^(\w+): /, (_m, field: string) => `${field[0]!.toUpperCase()}${field.slice(1)}: `);
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+
+function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
+  app.post('/cabinet/sign-out', async (req, reply) => {
+    await endSession(ctx, cab(req).session);
+    setCookies(reply, [cookieHeader(ctx, SESSION_COOKIE, '', 0)]);
+    return seeOther(reply, '/cabinet/sign-in');
+  });
+
+  app.get('/cabinet', async (req, reply) => {
+    const c = cab(req);
+    const [progress, desks] = await Promise.all([onboardingProgress(ctx, c.merchant.id), listDeskViews(ctx, { merchantId: c.merchant.id, limit: 1 })]);
+    const first = desks.items[0];
+    return sendPage(reply, 200, homePage(c, { progress, firstDesk: first ? { id: first.id, key: first.key } : null, baseUrl: ctx.config.publicBaseUrl }));
+  });
+
+  // ---- account
+
+  app.get('/cabinet/account', async (req, reply) => {
+    const c = cab(req);
+    const done = query(req).done;
+    const notice = done === 'password' ? 'Password changed. Every other session has been signed out.' : done === 'revoked' ? 'That session is signed out.' : null;
+    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null));
+  });
+
+  app.post('/cabinet/account/password', async (req, reply) => {
+    const c = cab(req);
+    const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
+    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message));
+    return seeOther(reply, '/cabinet/account?done=password');
+  });
+
+  app.post('/cabinet/account/sessions/:handle/revoke', async (req, reply) => {
+    const c = cab(req);
+    // Another account's session handle matches nothing: the same 404 as an unknown one.
+    if (!(await revokeOwnSession(ctx, c.session, param(req, 'handle')))) throw new AppError('NOT_FOUND', 'no such session');
+    return seeOther(reply, '/cabinet/account?done=revoked');
+  });
+
+  // ---- desks
+
+  const desksOf = async (merchantId: string) => (await listDeskViews(ctx, { merchantId, limit: 500 })).items;
+  const enabledCurrencies = async () => (await listCurrencyViews(ctx)).filter((c) => c.enabled).map((c) => c.code);
+
+  app.get('/cabinet/desks', async (req, reply) => {
+    const c = cab(req);
+    return sendPage(reply, 200, desksPage(c, await desksOf(c.merchant.id), await enabledCurrencies(), EMPTY_DESK_FORM, null));
+  });
+
+  app.post('/cabinet/desks', async (req, reply) => {
+    const c = cab(req);
+    const f = deskFormOf(c.form);
+    try {
+      const problem = deskFormProblem(f);
+      if (problem) throw new AppError('VALIDATION_ERROR', problem);
+      const d = await createDesk(ctx, c.merchant.id, {
+        method: f.method,
+        rails: f.rails,
+        currencies: f.currencies,
+        minUsd: f.minUsd,
+        maxUsd: f.maxUsd,
+        callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
+        callbacksEnabled: f.callbacksEnabled,
+        tariffId: null,
+      });
+      const { secret, ...view } = d;
+      return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+      return sendPage(reply, 400, desksPage(c, await desksOf(c.merchant.id), await enabledCurrencies(), f, sentence(err.detail)));
+    }
+  });
+
+  app.get('/cabinet/desks/:deskId', async (req, reply) => {
+    const c = cab(req);
+    const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    const picture = await methodsFor(ctx, desk, c.merchant);
+    const done = query(req).done;
+    const notice = done === 'on' ? 'The desk is on: it takes new orders.' : done === 'off' ? 'The desk is off: new orders answer SHOP_INACTIVE.' : null;
+    return sendPage(reply, 200, deskPage(c, deskView(desk), picture, notice));
+  });
+
+  app.post('/cabinet/desks/:deskId/enabled', async (req, reply) => {
+    const c = cab(req);
+    const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    const enabled = c.form.get('enabled');
+    if (enabled !== 'true' && enabled !== 'false') throw new AppError('VALIDATION_ERROR', 'enabled: must be true or false');
+    await patchDesk(ctx, desk.id, { enabled: enabled === 'true' });
+    return seeOther(reply, `/cabinet/desks/${desk.id}?done=${enabled === 'true' ? 'on' : 'off'}`);
+  });
+
+  app.post('/cabinet/desks/:deskId/secret', async (req, reply) => {
+    const c = cab(req);
+    const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    const { secret } = await rotateDeskSecret(ctx, desk.id);
+    return sendPage(reply, 200, secretRotatedPage(c, deskView(desk), secret, ctx.config.publicBaseUrl));
+  });
+
+  // ---- orders
+
+  app.get('/cabinet/orders', async (req, reply) => {
+    const c = cab(req);
+    const filters = filtersOf(req);
+    const desks = (await desksOf(c.merchant.id)).map((d) => d.id);
+    const before = str(query(req).before, 64) || undefined;
+    try {
+      const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filters), before, limit: ORDERS_PAGE });
+      return sendPage(reply, 200, ordersPage(c, { filters, lines: page.items.map(orderLine), next: page.hasMore ? page.next : null, desks, error: null }));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+      return sendPage(reply, 400, ordersPage(c, { filters, lines: [], next: null, desks, error: sentence(err.detail) }));
+    }
+  });
+
+  app.get('/cabinet/orders.csv', async (req, reply) => {
+    const c = cab(req);
+    const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filtersOf(req)), limit: CSV_MAX_ROWS });
+    return reply
+      .code(200)
+      .header('Content-Type', 'text/csv; charset=utf-8')
+      .header('Content-Disposition', 'attachment; filename="orders.csv"')
+      .header('Cache-Control', 'no-store')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(ordersCsv(page.items.map(csvRow)));
+  });
+
+  app.get('/cabinet/orders/:orderId', async (req, reply) => {
+    const c = cab(req);
+    const o = await findOrderRow(ctx, { merchantId: c.merchant.id }, param(req, 'orderId'));
+    const done = query(req).done;
+    // Only an event id is shown back: the query string is the visitor's to write.
+    const event = /^evt_[A-Za-z0-9]{1,40}$/.test(str(query(req).event, 64)) ? str(query(req).event, 64) : '';
+    const notice =
+      done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
+      : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
+      : null;
+    return sendPage(reply, 200, orderPage(c, orderDetail(o), await orderCallbackLog(ctx, { merchantId: c.merchant.id }, o.id), notice));
+  });
+
+  app.post('/cabinet/orders/:orderId/resend', async (req, reply) => {
+    const c = cab(req);
+    const r = await resendOrder(ctx, { merchantId: c.merchant.id }, param(req, 'orderId'));
+    return seeOther(reply, `/cabinet/orders/${r.orderId}?done=resent&event=${r.eventId}`);
+  });
+
+  app.post('/cabinet/orders/:orderId/simulate-payment', async (req, reply) => {
+    const c = cab(req);
+    const scope = { merchantId: c.merchant.id };
+    const o = await findOrderRow(ctx, scope, param(req, 'orderId'));
+    try {
+      await simulatePayment(ctx, scope, o.id);
+    } catch (err) {
+      if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
+      const fresh = await findOrderRow(ctx, scope, o.id);
+      return sendPage(reply, 409, orderPage(c, orderDetail(fresh), await orderCallbackLog(ctx, scope, o.id), { kind: 'bad', text: sentence(err.detail) }));
+    }
+    return seeOther(reply, `/cabinet/orders/${o.id}?done=simulated`);
+  });
+}
+
+// ---- form and query parsing
+
+const DECIMAL_USD = /^\d{1,16}(\.\d{1,8})?$/;
+
+function deskFormOf(form: URLSearchParams): DeskForm {
+  const uniq = (v: string[]) => [...new Set(v.map((s) => s.trim()).filter(Boolean))];
+  return {
+    method: str(form.get('method'), 40),
+    rails: uniq(form.getAll('rails')),
+    currencies: uniq(form.getAll('currencies')).map((s) => s.toUpperCase()),
+    minUsd: str(form.get('minUsd'), 40) || '0',
+    maxUsd: str(form.get('maxUsd'), 40) || '0',
+    callbackUrl: str(form.get('callbackUrl'), 2048),
+    callbacksEnabled: form.get('callbacksEnabled') !== 'false',
+  };
+}
+
+function deskFormProblem(f: DeskForm): string | null {
+  if (!DECIMAL_USD.test(f.minUsd)) return 'minUsd: a decimal amount in USD, such as 10 or 10.50';
+  if (!DECIMAL_USD.test(f.maxUsd)) return 'maxUsd: a decimal amount in USD, such as 500 or 0 for no limit';
+  if (f.currencies.length === 0) return 'currencies: choose at least one currency';
+  if (f.rails.length > 50 || f.currencies.length > 50) return 'rails: too many values';
+  return null;
+}
+
+/** Filters from the query string; a malformed one is shown back to be corrected, never dropped silently. */
+function filtersOf(req: FastifyRequest): OrderFilters {
+  const q = query(req);
+  return { status: str(q.status, 20), desk: str(q.desk, 64), from: str(q.from, 40), to: str(q.to, 40), q: str(q.q, 100) };
+}
+
+function listQuery(f: OrderFilters) {
+  if (f.status && !(ORDER_STATUSES as readonly string[]).includes(f.status)) throw new AppError('VALIDATION_ERROR', `status: one of ${ORDER_STATUSES.join(', ')}`);
+  return { status: f.status || undefined, deskId: f.desk || undefined, from: f.from || undefined, to: f.to || undefined, q: f.q || undefined };
+}
+
+function orderLine(o: OrderRow): OrderLine {
+  const v = orderView(o);
+  return {
+    id: v.id,
+    orderRef: v.orderRef,
+    createdAt: v.createdAt,
+    status: v.status,
+    amount: v.amount,
+    currency: v.currency,
+    settledUsd: v.settled.amount,
+    creditedUsd: v.credited.amount,
+    deskId: o.desk_id,
+    method: v.method,
+    rail: v.rail,
+    sandbox: o.sandbox,
+  };
+}
+
+function orderDetail(o: OrderRow): OrderDetail {
+  const v = orderView(o);
+  return { ...v, deskId: o.desk_id, sandbox: o.sandbox };
+}
+
+function csvRow(o: OrderRow): OrderCsvRow {
+  const v = orderView(o);
+  return {
+    id: v.id,
+    orderRef: v.orderRef,
+    createdAt: v.createdAt,
+    status: v.status,
+    amount: v.amount,
+    currency: v.currency,
+    rate: v.settled.rate,
+    settledUsd: v.settled.amount,
+    commissionUsd: v.commission.amount,
+    creditedUsd: v.credited.amount,
+    deskId: o.desk_id,
+    method: v.method,
+    rail: v.rail,
+    payerReference: v.payerReference,
+    finishedAt: v.finishedAt,
+  };
+}

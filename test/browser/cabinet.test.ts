@@ -1,0 +1,120 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, json, signed } from '../helpers/harness.js';
+import { axeViolations, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
+
+/*
+ * The merchant cabinet in headless Chromium: from sign-up to the first simulated payment with
+ * the real forms, cookies and redirects; accessibility (axe) of every page on the way; screenshots
+ * of the main pages at phone and desktop widths.
+ */
+
+let h: Served;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  h = await serve();
+  await admin(h.app, 'PUT', '/currencies/RUB', { enabled: true, spreadPercent: '0' });
+  await admin(h.app, 'PUT', '/rates/RUB', { rate: '91.8' });
+  browser = await launch();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+async function pageChecks(page: Page, seen: ReturnType<typeof watch>, name: string) {
+  expect(await page.locator('script:not([src])').count(), 'no inline script').toBe(0);
+  expect(seen.requests.filter((u) => !u.startsWith(h.origin)), 'no request leaves the origin').toEqual([]);
+  expect(seen.problems, 'no CSP violation or script error').toEqual([]);
+  for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    await page.setViewportSize(viewport);
+    expect(await axeViolations(page), `${name} at ${label} width`).toEqual([]);
+    await screenshot(page, `cabinet-${name}-${label}`);
+  }
+  await page.setViewportSize(DESKTOP);
+}
+
+describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
+  it('signs up, creates a desk, takes a signed order and simulates its payment', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, timezoneId: 'Asia/Almaty' });
+    const page = await context.newPage();
+    const seen = watch(page);
+    try {
+      await page.goto(`${h.origin}/cabinet/sign-up`);
+      await pageChecks(page, seen, 'sign-up');
+      await page.getByLabel('Company name').fill('Coffee Corner');
+      await page.getByLabel('Work email').fill('owner@coffee.example');
+      await page.getByLabel('Password').fill('correct horse battery staple');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${h.origin}/cabinet`);
+      expect(await page.locator('h1').textContent()).toBe('Coffee Corner');
+      await pageChecks(page, seen, 'home-new');
+
+      await page.getByRole('link', { name: 'Cash desks' }).click();
+      // the script shows only the chosen method's rails
+      await page.selectOption('select[name=method]', 'CrossBorder');
+      expect(await page.locator('fieldset[data-method=Classic]').isVisible()).toBe(false);
+      await page.selectOption('select[name=method]', 'Classic');
+      expect(await page.locator('fieldset[data-method=CrossBorder]').isVisible()).toBe(false);
+      const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
+      await classic.getByLabel('Sbp').check();
+      await classic.getByLabel('C2c').check();
+      await page.locator('input[name=currencies][value=RUB]').check();
+      await page.getByLabel(/Callback URL/).fill('https://coffee.example/paygate');
+      await pageChecks(page, seen, 'desks');
+      await page.getByRole('button', { name: 'Create cash desk' }).click();
+      await page.locator('#desk-secret').waitFor();
+      const desk = {
+        id: (await page.locator('#desk-id').textContent())!,
+        key: (await page.locator('#desk-key').textContent())!,
+        secret: (await page.locator('#desk-secret').textContent())!,
+      };
+      expect(desk.id).toMatch(/^dsk_/);
+      expect(await page.getByRole('button', { name: 'Copy the secret' }).isVisible()).toBe(true);
+      await pageChecks(page, seen, 'desk-created');
+
+      const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 1500.5, rail: 'Sbp', orderRef: 'first-order' }) });
+      expect(res.statusCode, res.body).toBe(201);
+      const orderId = json(res).result.id as string;
+
+      await page.goto(`${h.origin}/cabinet/desks/${desk.id}`);
+      expect(await page.getByText('Taking orders').isVisible()).toBe(true);
+      await pageChecks(page, seen, 'desk');
+
+      await page.getByRole('link', { name: 'Orders', exact: true }).click();
+      await pageChecks(page, seen, 'orders');
+      await page.getByRole('link', { name: orderId }).click();
+      await page.getByRole('button', { name: 'Simulate payment' }).click();
+      await page.getByText('Payment simulated').waitFor();
+      expect(await page.locator('h1 .badge').first().textContent()).toBe('Completed');
+      // the script writes the local time beside the UTC one
+      expect(await page.locator('time + .muted').first().textContent()).toContain('local');
+      await pageChecks(page, seen, 'order');
+
+      expect(json(await signed(h, desk, `/gw/v1/orders/${orderId}`)).result.status).toBe('Completed');
+      await page.goto(`${h.origin}/cabinet`);
+      expect(await page.locator('.checklist li.done').count()).toBeGreaterThanOrEqual(4);
+      await pageChecks(page, seen, 'home');
+
+      const download = page.waitForEvent('download');
+      await page.goto(`${h.origin}/cabinet/orders`);
+      await page.getByRole('link', { name: 'Export CSV' }).click();
+      const csv = await (await download).path();
+      const text = (await import('node:fs')).readFileSync(csv!, 'utf8');
+      expect(text.split('\r\n')[0]).toBe('id,orderRef,createdAt,status,amount,currency,rate,settledUsd,commissionUsd,creditedUsd,deskId,method,rail,payerReference,finishedAt');
+      expect(text).toContain(`${orderId},first-order,`);
+
+      await page.getByRole('link', { name: 'Account' }).click();
+      expect(await page.getByText('this browser').isVisible()).toBe(true);
+      await pageChecks(page, seen, 'account');
+
+      await page.locator('header').getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${h.origin}/cabinet/sign-in`);
+      await pageChecks(page, seen, 'sign-in');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
