@@ -289,9 +289,11 @@ export class DeliveryWorker {
       await u().catch(() => {});
     }
     let timer: NodeJS.Timeout | undefined;
+    // Timers cap at 2^31-1 ms (a longer delay fires at once): beyond that, wait without one.
+    const bounded = graceMs <= 2_147_483_647;
     const finished = await Promise.race([
       this.drain().then(() => true),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+      ...(bounded ? [new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))] : []),
     ]);
     clearTimeout(timer);
     if (!finished) {

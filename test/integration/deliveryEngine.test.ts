@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
@@ -154,5 +156,24 @@ describe('delivery worker, running', () => {
     await answered;
     await w2.stop(10_000);
     expect((await attempts(id2)).map((a: any) => a.outcome)).toEqual(['delivered']);
+  });
+
+  it('close() waits for the sends in flight, however long they take', async () => {
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.end('ok'), 300));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    try {
+      const d = await provisionDesk(h.app, { desk: { callbackUrl: `http://slowpoke.example:${(slow.address() as AddressInfo).port}/cb` } });
+      const id = await completedOrder(d);
+      const w = new DeliveryWorker(h.ctx);
+      expect(await w.pump()).toBe(1);
+      await w.close();
+      expect((await attempts(id)).map((a: any) => a.outcome)).toEqual(['delivered']);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((r) => slow.close(() => r()));
+    }
   });
 });
