@@ -89,9 +89,10 @@ describe('delivery worker, running', () => {
     expect(w.perReceiver).toBe(2);
     w.start();
     await until('the other host', () => fast.hits.length === 1);
-    expect(slow.hits).toHaveLength(2); // its share, still hanging
     expect(JSON.parse(fast.hits[0].body.toString()).id).toBe(other);
     await until('its record', async () => (await attempts(other)).length === 1);
+    await until('the slow host share', () => slow.hits.length === 2);
+    expect(slow.hits).toHaveLength(2); // its share, still hanging; no more
     await w.stop(0);
     // Cut short by the stop: recorded as interrupted, due again at once.
     const slowLogs = (await h.ctx.db.query<{ outcome: string }>(`SELECT outcome FROM callback_attempts a JOIN outbox_events e ON e.id = a.event_id WHERE e.desk_id = $1`, [ds.id])).rows;
