@@ -17,8 +17,6 @@ import { DEFAULT_CALLBACK_TIMEOUT_MS, sendCallback, type SendResult } from './se
 
 /** Spec: 8 attempts in all; attempts 2–8 are due 10, 20, 40, 80, 160, 320, 640 s after the previous one. */
 export const MAX_ATTEMPTS = 8;
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 export const retryDelayMs = (attemptJustMade: number): number => 10_000 * 2 ** (attemptJustMade - 1);
 
 /** Idle poll: how late a retry can start when nothing wakes the worker sooner (new events wake it at once). */
@@ -291,11 +289,12 @@ export class DeliveryWorker {
       await u().catch(() => {});
     }
     let timer: NodeJS.Timeout | undefined;
-    // Timers hold at most 2^31 - 1 ms (a longer one fires at once): a grace that long means "wait".
-    const finished =
-      graceMs >= MAX_TIMER_MS
-        ? await this.drain().then(() => true)
-        : await Promise.race([this.drain().then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))]);
+    // Timers cap at 2^31-1 ms (a longer delay fires at once): beyond that, wait without one.
+    const bounded = graceMs <= 2_147_483_647;
+    const finished = await Promise.race([
+      this.drain().then(() => true),
+      ...(bounded ? [new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))] : []),
+    ]);
     clearTimeout(timer);
     if (!finished) {
       const at = new Date(this.ctx.clock.now());
@@ -322,7 +321,7 @@ export class DeliveryWorker {
 
   /** Waits for every send in flight, then closes the connections. */
   async close(): Promise<void> {
-    return this.stop(MAX_TIMER_MS);
+    return this.stop(Number.MAX_SAFE_INTEGER);
   }
 
   private async send(slot: InFlight): Promise<{ result: SendResult; outcome: AttemptOutcome }> {

@@ -12,8 +12,6 @@ export interface Receiver {
   hits: Received[];
   /** How the next requests are answered: a status and body, or 'hang' to never answer. */
   respond(fn: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } | 'hang'): void;
-  /** Answers every request left hanging so far. */
-  release(status: number, body?: string): void;
   close(): Promise<void>;
 }
 
@@ -44,13 +42,6 @@ export async function startReceiver(): Promise<Receiver> {
     hits,
     respond(fn) {
       answer = fn;
-    },
-    release(status, body = '') {
-      for (const res of hanging) {
-        res.writeHead(status);
-        res.end(body);
-      }
-      hanging.clear();
     },
     async close() {
       for (const r of hanging) r.destroy();
