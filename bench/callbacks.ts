@@ -11,15 +11,10 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
+import { cpus } from 'node:os';
 import { Agent, request } from 'undici';
 import { DeliveryWorker } from '../src/callbacks/delivery.js';
-import { systemClock } from '../src/clock.js';
-import { parseConfig } from '../src/config.js';
-import { createLogger, createRuntime } from '../src/runtime.js';
+import { benchRuntime } from './runtime.js';
 import * as op from '../src/services/operator.js';
 import { signMessage } from '../src/signing.js';
 import type { Db } from '../src/store/db.js';
@@ -85,33 +80,8 @@ async function baseline(url: string, inFlight: number, total: number): Promise<n
 
 async function main() {
   const receiver = await startReceiver();
-  const serverUrl = process.env.DATABASE_URL || null;
-  const benchDb = `paygate_cbbench_${process.pid}`;
-  const adminSql = async (sql: string) => {
-    const c = new pg.Client({ connectionString: serverUrl! });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    await adminSql(`CREATE DATABASE ${benchDb}`);
-    const u = new URL(serverUrl);
-    u.pathname = `/${benchDb}`;
-    databaseUrl = u.toString();
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'paygate-cbbench-'));
-  const config = parseConfig({
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: dataDir,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'silent',
-    MASTER_KEY: process.env.MASTER_KEY ?? randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    CALLBACK_ALLOWLIST: '127.0.0.1',
-  });
-  const runtime = await createRuntime(config, { clock: systemClock, log: createLogger(process.env.BENCH_LOG_LEVEL ?? 'silent') });
+  const bench = await benchRuntime('cbbench', { CALLBACK_ALLOWLIST: '127.0.0.1' });
+  const { runtime } = bench;
   const { ctx } = runtime;
   const m = await op.createMerchant(ctx, { name: 'Bench', sandbox: true });
   await op.putCurrency(ctx, 'RUB', { enabled: true, spreadPercent: '0' });
@@ -172,10 +142,8 @@ async function main() {
   for (const [k, v] of stats) console.log(`  ${String(v.n).padStart(6)} × ${(v.ms / v.n).toFixed(2).padStart(6)} ms  ${k}`);
   console.log(`outbox: ${rows.map((r) => `${r.state} ${r.n}`).join(', ')}`);
 
-  await runtime.close();
   receiver.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
+  await bench.dispose();
 }
 
 main().catch((err) => {

@@ -8,18 +8,14 @@
  *   DATABASE_URL=postgres://… npm run bench         # PostgreSQL, in a throwaway database
  */
 import { spawn } from 'node:child_process';
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import pg from 'pg';
-import { systemClock } from '../src/clock.js';
-import { parseConfig } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { registerRawBodyParser, rawBodyOf } from '../src/http/rawBody.js';
-import { createLogger, createRuntime } from '../src/runtime.js';
+import { benchRuntime } from './runtime.js';
 import * as op from '../src/services/operator.js';
 import { createOrder } from '../src/services/createOrder.js';
 import { getDesk } from '../src/store/desks.js';
@@ -53,33 +49,8 @@ function loadgen(name: string, job: Record<string, unknown>): Promise<Result> {
 }
 
 async function main() {
-  // Against a server, the benchmark works in a database of its own and drops it afterwards.
-  const serverUrl = process.env.DATABASE_URL || null;
-  const benchDb = `paygate_bench_${process.pid}`;
-  const adminSql = async (sql: string) => {
-    const c = new pg.Client({ connectionString: serverUrl! });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    await adminSql(`CREATE DATABASE ${benchDb}`);
-    const u = new URL(serverUrl);
-    u.pathname = `/${benchDb}`;
-    databaseUrl = u.toString();
-  }
-  const work = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
-  const config = parseConfig({
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'silent',
-    MASTER_KEY: process.env.MASTER_KEY ?? randomBytes(32).toString('hex'),
-    ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    DATA_DIR: join(work, 'data'),
-  });
-  const runtime = await createRuntime(config, { clock: systemClock, log: createLogger('silent') });
+  const bench = await benchRuntime('bench');
+  const { runtime, work } = bench;
   const { ctx } = runtime;
 
   // The yardsticks, on the same database: a POST that hashes the body, computes one HMAC and does
@@ -143,8 +114,7 @@ async function main() {
   }
   await app.close();
   await bare.close();
-  await runtime.close();
-  if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
+  await bench.dispose();
 }
 
 main().catch((err) => {
