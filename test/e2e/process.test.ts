@@ -1,76 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bareEnv, freePort, killChildren, run, STARTUP_MS, waitStatus } from '../helpers/process.js';
 
 // The process contract an operator relies on: one process per embedded database, an exit 0 on
 // SIGTERM, health and metrics where the README says, --help that starts nothing.
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const STARTUP_MS = 60_000;
-
-function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) {
-    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_.*|SEED_DEMO|LOG_LEVEL|FX_.*|METRICS_.*|SHUTDOWN_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) delete env[k];
-  }
-  return { ...env, ...extra };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-
-function run(args: string[], env: NodeJS.ProcessEnv): Proc {
-  // node itself with the tsx loader (not the tsx wrapper, which forks): the pid is the server's, and signals reach it.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-async function waitStatus(url: string, p: Proc, status = 200): Promise<void> {
-  const deadline = Date.now() + STARTUP_MS;
-  let exited = false;
-  void p.exit.then(() => (exited = true));
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`process exited before it was ready:\n${p.stdout()}\n${p.stderr()}`);
-    try {
-      if ((await fetch(url)).status === status) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no ${status} from ${url}:\n${p.stdout()}\n${p.stderr()}`);
-}
-
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
+afterAll(killChildren);
 
 describe('one embedded database, one process', () => {
   let dataDir: string;

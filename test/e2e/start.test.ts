@@ -1,89 +1,16 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
+import { bareEnv, freePort, killChildren, run, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
 
 // A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
 // The process is the real one, spoken to over real sockets.
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// As `npm start` runs it: one node process with the TypeScript loader, so signals reach the server itself.
-const NODE_ARGS = ['--import', 'tsx'];
-const STARTUP_MS = 60_000;
-
-/** The environment of a machine where nothing of Paygate is configured. */
-function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) {
-    if (/^(PORT|HOST|DATA_DIR|METRICS_PORT|METRICS_HOST|SHUTDOWN_GRACE_SECONDS|CALLBACK_CONCURRENCY|CALLBACK_HOST_SHARE|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_ALLOWLIST|SEED_DEMO|LOG_LEVEL|FX_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) {
-      delete env[k];
-    }
-  }
-  return { ...env, ...extra };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-
-function run(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const exit = new Promise<number | null>((resolve) => {
-    child.on('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-async function waitHealthy(base: string, p: Proc): Promise<void> {
-  const deadline = Date.now() + STARTUP_MS;
-  let exited = false;
-  void p.exit.then(() => (exited = true));
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`process exited before it was ready:\n${p.stdout()}\n${p.stderr()}`);
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not healthy within ${STARTUP_MS} ms:\n${p.stdout()}\n${p.stderr()}`);
-}
-
-async function stop(p: Proc): Promise<number | null> {
-  p.child.kill('SIGTERM');
-  return p.exit;
-}
+const waitHealthy = (base: string, p: Proc) => waitStatus(`${base}/healthz`, p);
 
 function signedGet(base: string, key: string, secret: string, path: string, nonce = randomBytes(12).toString('hex')) {
   const ts = String(Math.floor(Date.now() / 1000));
@@ -91,9 +18,7 @@ function signedGet(base: string, key: string, secret: string, path: string, nonc
   return fetch(`${base}${path}`, { headers: { 'X-Gate-Key': key, 'X-Gate-Ts': ts, 'X-Gate-Nonce': nonce, 'X-Gate-Sign': sign } });
 }
 
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
+afterAll(killChildren);
 
 describe('first start, restart and refusal of the real process', () => {
   let dataDir: string;
@@ -114,7 +39,7 @@ describe('first start, restart and refusal of the real process', () => {
   }, STARTUP_MS + 10_000);
 
   afterAll(() => {
-    for (const c of children) c.kill('SIGKILL');
+    killChildren();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
