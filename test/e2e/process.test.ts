@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/signing.js';
 import { bareEnv, freePort, killChildren, run, STARTUP_MS, waitStatus } from '../helpers/process.js';
 
 // The process contract an operator relies on: one process per embedded database, an exit 0 on
@@ -87,4 +89,65 @@ describe('command line', () => {
     expect(await p.exit).not.toBe(0);
     expect(p.stderr()).toMatch(/^paygate: CALLBACK_ALLOWLIST: /m);
   }, STARTUP_MS);
+});
+
+describe('graceful shutdown under load', () => {
+  it('SIGTERM while orders are being created loses no order that was answered 201', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-sigterm-'));
+    try {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const env = bareEnv({ PORT: String(port), DATA_DIR: dataDir });
+      const first = run(['src/main.ts', 'serve'], env);
+      await waitStatus(`${base}/healthz`, first);
+      const key = /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(first.stderr())![1];
+      const secret = /desk secret:\s+(\S+)/.exec(first.stderr())![1];
+
+      const create = async (i: number) => {
+        const body = JSON.stringify({ amount: 100 + i, rail: 'Sbp', orderRef: `sigterm-${i}`, notifyUrl: 'https://93.184.215.14/cb' });
+        const ts = String(Math.floor(Date.now() / 1000));
+        const nonce = randomBytes(12).toString('hex');
+        const headers = { 'content-type': 'application/json', 'x-gate-key': key, 'x-gate-ts': ts, 'x-gate-nonce': nonce, 'x-gate-sign': signRequest(secret, ts, nonce, 'POST', '/gw/v1/orders', body) };
+        try {
+          const res = await fetch(`${base}/gw/v1/orders`, { method: 'POST', headers, body });
+          return { status: res.status, body: res.status === 201 ? ((await res.json()) as { result: { id: string } }) : null };
+        } catch {
+          return { status: 0, body: null };
+        }
+      };
+      // A burst of creates; SIGTERM as soon as the first is acknowledged, with the rest in flight.
+      let signalled = false;
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          create(i).then((r) => {
+            if (r.status === 201 && !signalled) {
+              signalled = true;
+              first.child.kill('SIGTERM');
+            }
+            return r;
+          }),
+        ),
+      );
+      expect(await first.exit).toBe(0);
+      const acknowledged = results.filter((r) => r.status === 201).map((r) => r.body!.result.id);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      // Whatever was not acknowledged was refused or cut off, never half-answered.
+      for (const r of results) expect([0, 201, 429, 503]).toContain(r.status);
+
+      const second = run(['src/main.ts', 'serve'], env);
+      await waitStatus(`${base}/healthz`, second);
+      for (const id of acknowledged) {
+        const ts = String(Math.floor(Date.now() / 1000));
+        const nonce = randomBytes(12).toString('hex');
+        const path = `/gw/v1/orders/${id}`;
+        const res = await fetch(`${base}${path}`, { headers: { 'x-gate-key': key, 'x-gate-ts': ts, 'x-gate-nonce': nonce, 'x-gate-sign': signRequest(secret, ts, nonce, 'GET', path, '') } });
+        expect(res.status, id).toBe(200);
+        expect(((await res.json()) as { result: { id: string; status: string } }).result).toMatchObject({ id, status: 'Created' });
+      }
+      second.child.kill('SIGTERM');
+      expect(await second.exit).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 3 * STARTUP_MS);
 });
