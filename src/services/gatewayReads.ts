@@ -3,7 +3,7 @@ import { isMethod, isRailless, railServesCurrency, type Method } from '../domain
 import { fmt8 } from '../domain/money.js';
 import { priceCurrency, type Pricing } from '../domain/pricing.js';
 import { methodsPicture } from '../domain/providers.js';
-import { getCurrencyWithRate, getRates, listCurrencies, type CurrencyRow, type RateRow } from '../store/currencies.js';
+import { getRates, listCurrencies, type CurrencyRow, type RateRow } from '../store/currencies.js';
 import type { DeskRow } from '../store/desks.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { loadProviderViews } from '../providers/catalog.js';
@@ -22,11 +22,6 @@ export function pricingOf(ctx: Ctx, c: CurrencyRow | null, r: RateRow | undefine
     ctx.clock.now(),
     ctx.config.rateMaxAgeSeconds * 1000,
   );
-}
-
-export async function priceFor(ctx: Ctx, code: string): Promise<{ currency: CurrencyRow | null; pricing: Pricing }> {
-  const { currency, rate } = await getCurrencyWithRate(ctx.db, code);
-  return { currency, pricing: pricingOf(ctx, currency, rate) };
 }
 
 export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefined) {

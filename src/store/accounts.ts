@@ -54,7 +54,3 @@ export async function findOperatorByEmail(q: Queryable, email: string): Promise<
   return rows[0] ?? null;
 }
 
-export async function listMerchantUsers(q: Queryable, merchantId: string): Promise<UserRow[]> {
-  const { rows } = await q.query<UserRow>('SELECT * FROM users WHERE merchant_id = $1 ORDER BY created_at, id', [merchantId]);
-  return rows;
-}

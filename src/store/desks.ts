@@ -51,11 +51,6 @@ export async function getDesk(q: Queryable, id: string): Promise<DeskRow | null>
   return rows[0] ?? null;
 }
 
-export async function getDeskByKey(q: Queryable, key: string): Promise<DeskRow | null> {
-  const { rows } = await q.query<DeskRow>('SELECT * FROM desks WHERE key = $1', [key]);
-  return rows[0] ?? null;
-}
-
 export interface DeskPatch {
   enabled?: boolean;
   rails?: string[];

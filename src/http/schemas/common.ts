@@ -37,8 +37,6 @@ export const ErrorEnvelope = Type.Object({
   traceId: TraceId,
 });
 
-export type OkEnvelope<T> = { status: 'ok'; result: T; traceId: string };
-
 export interface RouteDoc {
   summary: string;
   description?: string;
