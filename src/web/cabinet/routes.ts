@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
@@ -10,21 +10,12 @@ import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rota
 import { simulatePayment } from '../../services/orderActions.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
-import { endSession, listSessions, revokeOwnSession, startSession } from '../../services/sessions.js';
+import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
 import type { OrderRow } from '../../store/orders.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
-import {
-  cabinetSessionHook,
-  cookieHeader,
-  formOf,
-  PRE_SESSION_COOKIE,
-  preSessionCsrfValid,
-  preSessionToken,
-  SESSION_COOKIE,
-  setCookies,
-  type CabinetRequest,
-} from './session.js';
+import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
+import { CABINET, cabinetSessionHook, SESSION_COOKIE, type CabinetRequest } from './session.js';
 import {
   accountPage,
   deskCreatedPage,
@@ -55,7 +46,6 @@ const cab = (req: FastifyRequest): CabinetRequest => req.cabinet!;
 const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
 const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
 const str = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
-const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send('');
 
 /**
  * The merchant cabinet (web spec, "Merchant cabinet"): sign-up and sign-in in front, the pages and
@@ -66,7 +56,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
   const signupOpen = () => ctx.config.cabinetSignup === 'open';
 
   app.get('/cabinet/sign-in', async (req, reply) => {
-    const csrf = preSessionToken(ctx, req, reply);
+    const csrf = preSessionToken(ctx, CABINET, req, reply);
     return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen() }));
   });
 
@@ -75,19 +65,19 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     const admission = await ctx.limits.signIn.take(req.ip);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
     const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const email = str(form.get('email'), 320);
     const user = await checkSignIn(ctx, 'cabinet', email, form.get('password') ?? '');
     if (!user) {
-      const csrf = preSessionToken(ctx, req, reply);
+      const csrf = preSessionToken(ctx, CABINET, req, reply);
       return sendPage(reply, 401, signInPage({ csrf, email, failed: true, signupOpen: signupOpen() }));
     }
-    return enter(ctx, req, reply, user.id);
+    return enterSession(ctx, CABINET, req, reply, user.id);
   });
 
   app.get('/cabinet/sign-up', async (req, reply) => {
     if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
-    return sendPage(reply, 200, signUpPage({ csrf: preSessionToken(ctx, req, reply), company: '', email: '', error: null }));
+    return sendPage(reply, 200, signUpPage({ csrf: preSessionToken(ctx, CABINET, req, reply), company: '', email: '', error: null }));
   });
 
   app.post('/cabinet/sign-up', async (req, reply) => {
@@ -96,16 +86,16 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     const admission = await ctx.limits.signIn.take(`sign-up:${req.ip}`);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
     const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-up page and try again.'));
+    if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-up page and try again.'));
     const company = str(form.get('company'), 100);
     const email = str(form.get('email'), 320);
     try {
       const { user } = await signUpMerchant(ctx, { company, email, password: form.get('password') ?? '' });
-      return enter(ctx, req, reply, user.id);
+      return enterSession(ctx, CABINET, req, reply, user.id);
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'VALIDATION_ERROR' && err.code !== 'EMAIL_TAKEN')) throw err;
       const message = err.code === 'EMAIL_TAKEN' ? 'This email already has an account. Sign in instead.' : sentence(err.detail);
-      return sendPage(reply, err.code === 'EMAIL_TAKEN' ? 409 : 400, signUpPage({ csrf: preSessionToken(ctx, req, reply), company, email, error: message }));
+      return sendPage(reply, err.code === 'EMAIL_TAKEN' ? 409 : 400, signUpPage({ csrf: preSessionToken(ctx, CABINET, req, reply), company, email, error: message }));
     }
   });
 
@@ -121,13 +111,6 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     });
     registerSignedIn(signedIn, ctx);
   });
-}
-
-/** A started session: the cookie, the pre-session cookie dropped, and 303 into the cabinet. */
-async function enter(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, userId: string) {
-  const s = await startSession(ctx, 'cabinet', userId, { userAgent: req.headers['user-agent'] ?? null, ip: req.ip });
-  setCookies(reply, [cookieHeader(ctx, SESSION_COOKIE, s.token, null), cookieHeader(ctx, PRE_SESSION_COOKIE, '', 0)]);
-  return seeOther(reply, '/cabinet');
 }
 
 /** A service detail ("password: too short") as a sentence for a person. */

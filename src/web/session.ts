@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../context.js';
+import { rawBodyOf } from '../http/rawBody.js';
+import { csrfKey, csrfToken, csrfValid, resumeSession, startSession, type SessionInfo } from '../services/sessions.js';
+import type { Surface } from '../store/sessions.js';
+
+/**
+ * What the cabinet and the back office share about people signed in through a browser (web spec,
+ * "Common rules"): cookies, form bodies, CSRF tokens bound to the session (or to a pre-session
+ * cookie on the sign-in forms), and the hook that resumes a session before every page.
+ */
+
+export interface SurfaceCookies {
+  surface: Surface;
+  /** The session cookie. */
+  session: string;
+  /** A random value binding the sign-in forms' CSRF token before there is a session. */
+  pre: string;
+  /** Where a signed-out page request is sent. */
+  signInPath: string;
+  /** Where a new session lands. */
+  homePath: string;
+}
+
+export function readCookie(req: FastifyRequest, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // A malformed value (a stray %) is no cookie of ours: signed out, not a 500.
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** HttpOnly, SameSite=Lax, Path=/, and Secure when the public address is https (web spec, "Common rules"). */
+export function cookieHeader(ctx: Ctx, name: string, value: string, maxAgeSeconds: number | null): string {
+  const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
+  if (maxAgeSeconds !== null) parts.push(`Max-Age=${maxAgeSeconds}`);
+  if (ctx.config.publicBaseUrl.startsWith('https:')) parts.push('Secure');
+  return parts.join('; ');
+}
+
+export function setCookies(reply: FastifyReply, cookies: string[]): void {
+  reply.header('Set-Cookie', cookies);
+}
+
+export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send('');
+
+/** The form fields of a urlencoded POST; anything else (or an oversized body) reads as no fields. */
+export function formOf(req: FastifyRequest): URLSearchParams {
+  const raw = rawBodyOf(req.body);
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (raw.tooLarge || type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
+  return new URLSearchParams(raw.bytes.toString('utf8'));
+}
+
+export function givenToken(req: FastifyRequest, form: URLSearchParams): string | null {
+  const header = req.headers['x-csrf-token'];
+  return form.get('_csrf') ?? (typeof header === 'string' ? header : null);
+}
+
+/**
+ * The pre-session binding of a surface's sign-in forms: the cookie's value, set on the GET when
+ * the browser has none yet. Returns the token for the form.
+ */
+export function preSessionToken(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest, reply: FastifyReply): string {
+  let value = readCookie(req, s.pre);
+  if (!value || !/^[A-Za-z0-9_-]{20,64}$/.test(value)) {
+    value = randomBytes(24).toString('base64url');
+    // A day is long enough to fill a form; the cookie is replaced by the session on success.
+    reply.header('Set-Cookie', cookieHeader(ctx, s.pre, value, 86_400));
+  }
+  return csrfToken(csrfKey(ctx), s.surface, `pre:${value}`);
+}
+
+export function preSessionCsrfValid(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest, form: URLSearchParams): boolean {
+  const value = readCookie(req, s.pre);
+  return csrfValid(csrfKey(ctx), s.surface, value ? `pre:${value}` : null, givenToken(req, form));
+}
+
+/** A started session: its cookie set, the pre-session cookie dropped, and 303 to the surface's home. */
+export async function enterSession(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest, reply: FastifyReply, accountId: string, to = s.homePath) {
+  const session = await startSession(ctx, s.surface, accountId, { userAgent: req.headers['user-agent'] ?? null, ip: req.ip });
+  setCookies(reply, [cookieHeader(ctx, s.session, session.token, null), cookieHeader(ctx, s.pre, '', 0)]);
+  return seeOther(reply, to);
+}
+
+export interface SignedIn<A> {
+  session: SessionInfo;
+  account: A;
+  /** The token every form of the page carries in its hidden `_csrf` input. */
+  csrf: string;
+  form: URLSearchParams;
+}
+
+/**
+ * A preHandler that resumes the surface's session and loads its account: signed out, a page leads
+ * to the sign-in form and an action is refused (403). Every POST must carry the session's CSRF
+ * token, else 403. `readForm` reads the fields of a POST (urlencoded by default).
+ */
+export function sessionHook<A>(
+  ctx: Ctx,
+  s: SurfaceCookies,
+  loadAccount: (accountId: string) => Promise<A | null>,
+  attach: (req: FastifyRequest, signedIn: SignedIn<A>) => void,
+  readForm: (req: FastifyRequest) => URLSearchParams = formOf,
+) {
+  return async function resume(req: FastifyRequest, reply: FastifyReply) {
+    const session = await resumeSession(ctx, s.surface, readCookie(req, s.session));
+    const account = session ? await loadAccount(session.accountId) : null;
+    const safe = req.method === 'GET' || req.method === 'HEAD';
+    if (!session || !account) {
+      if (safe) return seeOther(reply, s.signInPath);
+      return reply.code(403).type('text/plain; charset=utf-8').send('Sign in again: your session has ended.');
+    }
+    const key = csrfKey(ctx);
+    const form = safe ? new URLSearchParams() : readForm(req);
+    if (!safe && !csrfValid(key, s.surface, session.idHash, givenToken(req, form))) {
+      return reply.code(403).type('text/plain; charset=utf-8').send('This form has expired. Go back, reload the page and try again.');
+    }
+    attach(req, { session, account, csrf: csrfToken(key, s.surface, session.idHash), form });
+  };
+}
