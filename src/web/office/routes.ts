@@ -150,6 +150,25 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   const adminPost = (path: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
     app.post(path, async (req, reply) => (v.isAdmin(off(req)) ? handler(req, reply) : refuseSupport(ctx, req, reply)));
 
+  /**
+   * An admin action on the object in the path: the form checked first (a refusal is a 400 page and
+   * no action), then the service in `audited()`, then 303 to where its notice is shown.
+   */
+  const objectAction = (
+    path: string,
+    action: string,
+    fn: (c: Ctx, id: string, o: OfficeRequest) => Promise<unknown>,
+    back: (id: string, o: OfficeRequest) => string,
+    check?: (o: OfficeRequest) => string | null,
+  ) =>
+    adminPost(path, async (req, reply) => {
+      const id = param(req, 'id');
+      const problem = check?.(off(req));
+      if (problem) throw new AppError('VALIDATION_ERROR', problem);
+      await act(req, action, id, (c) => fn(c, id, off(req)));
+      return seeOther(reply, back(id, off(req)));
+    });
+
   const page = async (req: FastifyRequest, reply: FastifyReply, render: (s: v.Shell) => ReturnType<typeof v.officePage>, status = 200) =>
     sendPage(reply, status, render(await shell(ctx, req)));
 
@@ -225,32 +244,19 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const m = await office.merchantOverview(ctx, param(req, 'id'));
     return page(req, reply, (s) => v.merchantPage(s, m, doneOf(req), null));
   });
-  adminPost('/office/merchants/:id/approve', async (req, reply) => {
-    const id = param(req, 'id');
-    await act(req, 'merchant.approve', id, (c) => op.approveMerchant(c, id));
-    return seeOther(reply, `/office/merchants/${id}?done=approved`);
-  });
-  adminPost('/office/merchants/:id/block', async (req, reply) => {
-    const id = param(req, 'id');
-    const reason = field(off(req), 'reason');
-    await act(req, 'merchant.block', id, (c) => op.blockMerchant(c, id, reason || null));
-    return seeOther(reply, `/office/merchants/${id}?done=blocked`);
-  });
-  adminPost('/office/merchants/:id/unblock', async (req, reply) => {
-    const id = param(req, 'id');
-    await act(req, 'merchant.unblock', id, (c) => op.unblockMerchant(c, id));
-    return seeOther(reply, `/office/merchants/${id}?done=unblocked`);
-  });
-  adminPost('/office/merchants/:id/withdrawals', async (req, reply) => {
-    const id = param(req, 'id');
-    const o = off(req);
-    const amountUsd = field(o, 'amountUsd', 40);
-    const reference = field(o, 'reference', 200);
-    if (!DECIMAL_USD.test(amountUsd)) throw new AppError('VALIDATION_ERROR', 'Amount: a decimal amount in USD, such as 100 or 99.50');
-    if (!reference) throw new AppError('VALIDATION_ERROR', 'Reference: give the transfer reference');
-    await act(req, 'merchant.withdraw', id, (c) => recordWithdrawal(c, id, { amountUsd, reference }));
-    return seeOther(reply, `/office/merchants/${id}?done=withdrawn`);
-  });
+  objectAction('/office/merchants/:id/approve', 'merchant.approve', (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
+  objectAction('/office/merchants/:id/block', 'merchant.block', (c, id, o) => op.blockMerchant(c, id, field(o, 'reason') || null), (id) => `/office/merchants/${id}?done=blocked`);
+  objectAction('/office/merchants/:id/unblock', 'merchant.unblock', (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
+  objectAction(
+    '/office/merchants/:id/withdrawals',
+    'merchant.withdraw',
+    (c, id, o) => recordWithdrawal(c, id, { amountUsd: field(o, 'amountUsd', 40), reference: field(o, 'reference', 200) }),
+    (id) => `/office/merchants/${id}?done=withdrawn`,
+    (o) => {
+      if (!DECIMAL_USD.test(field(o, 'amountUsd', 40))) return 'Amount: a decimal amount in USD, such as 100 or 99.50';
+      return field(o, 'reference', 200) ? null : 'Reference: give the transfer reference';
+    },
+  );
 
   // ---- desks
 
@@ -259,18 +265,10 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const audit = await listAudit(ctx, { objectId: d.id, limit: 50 });
     return page(req, reply, (s) => v.deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, doneOf(req)));
   });
-  adminPost('/office/desks/:id/stop', async (req, reply) => {
-    const id = param(req, 'id');
-    const reason = field(off(req), 'reason');
-    if (!reason) throw new AppError('VALIDATION_ERROR', 'Reason: say why the desk is stopped; the merchant sees it');
-    await act(req, 'desk.stop', id, (c) => op.stopDesk(c, id, reason));
-    return seeOther(reply, `/office/desks/${id}?done=stopped`);
-  });
-  adminPost('/office/desks/:id/resume', async (req, reply) => {
-    const id = param(req, 'id');
-    await act(req, 'desk.resume', id, (c) => op.resumeDesk(c, id));
-    return seeOther(reply, `/office/desks/${id}?done=resumed`);
-  });
+  objectAction('/office/desks/:id/stop', 'desk.stop', (c, id, o) => op.stopDesk(c, id, field(o, 'reason')), (id) => `/office/desks/${id}?done=stopped`, (o) =>
+    field(o, 'reason') ? null : 'Reason: say why the desk is stopped; the merchant sees it',
+  );
+  objectAction('/office/desks/:id/resume', 'desk.resume', (c, id) => op.resumeDesk(c, id), (id) => `/office/desks/${id}?done=resumed`);
 
   // ---- orders
 
@@ -292,21 +290,13 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const [timeline, callbacks] = await Promise.all([office.orderTimeline(ctx, o), orderCallbackLog(ctx, {}, o.id)]);
     return page(req, reply, (s) => v.orderPage(s, o, timeline, callbacks, ORDER_NOTICES[str(query(req).done, 20)] ?? null));
   });
-  const orderAction = (path: string, action: string, done: string, fn: (c: Ctx, id: string, o: OfficeRequest) => Promise<unknown>, back?: (o: OfficeRequest) => string | null) =>
-    adminPost(`/office/orders/:id/${path}`, async (req, reply) => {
-      const id = param(req, 'id');
-      await act(req, action, id, (c) => fn(c, id, off(req)));
-      return seeOther(reply, back?.(off(req)) ?? `/office/orders/${id}?done=${done}`);
-    });
-  orderAction('confirm', 'order.confirm', 'confirmed', (c, id) => actions.confirmPayment(c, id), (o) => queueBack(o, 'confirmed'));
+  const orderAction = (path: string, action: string, done: string, fn: (c: Ctx, id: string, o: OfficeRequest) => Promise<unknown>, check?: (o: OfficeRequest) => string | null) =>
+    objectAction(`/office/orders/:id/${path}`, action, fn, (id, o) => (path === 'confirm' ? queueBack(o, 'confirmed') : null) ?? `/office/orders/${id}?done=${done}`, check);
+  orderAction('confirm', 'order.confirm', 'confirmed', (c, id) => actions.confirmPayment(c, id));
   orderAction('reject', 'order.reject', 'rejected', (c, id) => actions.rejectOrder(c, id));
   orderAction('report-payment', 'order.reportPayment', 'reported', (c, id) => actions.reportPayment(c, id, null));
   orderAction('simulate-payment', 'order.simulatePayment', 'simulated', (c, id) => actions.simulatePayment(c, {}, id));
-  orderAction('reverse', 'order.reverse', 'reversed', (c, id, o) => {
-    const reason = field(o, 'reason');
-    if (!reason) throw new AppError('VALIDATION_ERROR', 'Reason: say why the order is reversed');
-    return actions.reverseOrder(c, id, reason);
-  });
+  orderAction('reverse', 'order.reverse', 'reversed', (c, id, o) => actions.reverseOrder(c, id, field(o, 'reason')), (o) => (field(o, 'reason') ? null : 'Reason: say why the order is reversed'));
   app.post('/office/orders/:id/resend', async (req, reply) => {
     const id = param(req, 'id');
     await act(req, 'order.resend', id, (c) => resendOrder(c, {}, id));
@@ -354,11 +344,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return page(req, reply, (s) => v.providerPage(s, h, doneOf(req)));
   });
   for (const [verb, paused] of [['pause', true], ['resume', false]] as const) {
-    adminPost(`/office/providers/:id/${verb}`, async (req, reply) => {
-      const id = param(req, 'id');
-      await act(req, `provider.${verb}`, id, (c) => pauseProvider(c, id, paused));
-      return seeOther(reply, `/office/providers/${id}?done=${paused ? 'paused' : 'resumed'}`);
-    });
+    objectAction(`/office/providers/:id/${verb}`, `provider.${verb}`, (c, id) => pauseProvider(c, id, paused), (id) => `/office/providers/${id}?done=${paused ? 'paused' : 'resumed'}`);
   }
 
   // ---- rates, tariffs, caps

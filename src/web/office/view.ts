@@ -1,3 +1,4 @@
+import type { orderCallbackLog } from '../../services/events.js';
 import type * as office from '../../services/office.js';
 import type { QueueCounts } from '../../store/office.js';
 import { html, raw, type Html, type Interpolation } from '../html.js';
@@ -483,16 +484,7 @@ ${page.hasMore && page.next ? html`<p class="pager"><a href="/office/orders?${qs
   );
 }
 
-export interface CallbackLine {
-  eventId: string;
-  event: string;
-  attempt: number;
-  outcome: string;
-  httpCode: number | null;
-  response: string | null;
-  error: string | null;
-  at: string;
-}
+export type CallbackLine = Awaited2<ReturnType<typeof orderCallbackLog>>[number];
 
 export function orderPage(s: Shell, o: OrderItem, timeline: Fn<'orderTimeline'>, callbacks: readonly CallbackLine[], note: { kind: 'ok' | 'bad'; text: string } | null): Html {
   const admin = isAdmin(s.o);
