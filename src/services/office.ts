@@ -143,13 +143,15 @@ const DAY_MS = 86_400_000;
 /** The home dashboard: turnover, orders by status and conversion of the last 30 days, providers of the last 7, callbacks of the last 24 hours. */
 export async function dashboard(ctx: Ctx) {
   const now = ctx.clock.now();
-  const [turnover, statuses, conversion, providers, callbacks] = await Promise.all([
+  const [turnover, statuses, conversion, providers, callbacks, providerList] = await Promise.all([
     office.turnoverSince(ctx.db, windowStart('day', now), windowStart('month', now)),
     office.ordersByStatus(ctx.db, new Date(now - 30 * DAY_MS)),
     office.conversionByMethod(ctx.db, new Date(now - 30 * DAY_MS)),
     office.providerDailyOutcomes(ctx.db, new Date(now - 7 * DAY_MS), null),
     office.callbackStates(ctx.db, new Date(now - DAY_MS)),
+    listProviderViews(ctx),
   ]);
+  const names = new Map(providerList.map((p) => [p.id, p.name]));
   const live = turnover.find((t) => !t.sandbox);
   const sandbox = turnover.find((t) => t.sandbox);
   const rate = (done: number, all: number) => (all === 0 ? null : Math.round((done / all) * 1000) / 10);
@@ -171,7 +173,7 @@ export async function dashboard(ctx: Ctx) {
     },
     statuses: statuses.map((s) => ({ status: s.status, count: Number(s.n) })),
     conversion: conversion.map((c) => ({ method: c.method, created: Number(c.created), completed: Number(c.completed), percent: rate(Number(c.completed), Number(c.created)) })),
-    providers: [...byProvider].map(([id, p]) => ({ id, ...p, percent: rate(p.completed, p.placed) })),
+    providers: [...byProvider].map(([id, p]) => ({ id, name: names.get(id) ?? id, ...p, percent: rate(p.completed, p.placed) })),
     callbacks: callbacks.map((c) => ({ state: c.state, count: Number(c.n) })),
   };
 }

@@ -36,6 +36,15 @@ export async function seedOffice(h: Served) {
   await ok(admin(h.app, 'POST', '/turnover-limits', { scope: 'merchant', scopeId: live.merchantId, window: 'day', capUsd: '5000' }));
 
   const order = async (d: DeskCreds, body: Record<string, unknown>) => ok(signed(h, d, '/gw/v1/orders', { body: JSON.stringify({ rail: 'Sbp', ...body }) }));
+  // Appeals first: one opened a day and a half ago (overdue by now), one fresh; then today's orders.
+  const appeals: string[] = [];
+  for (const [amount, reason] of [[2300, 'Customer paid at 12:03, bank statement attached'], [1250, 'Payment sent before expiry']] as const) {
+    const o = await order(shop, { amount, orderRef: `cafe-${amount}` });
+    await signed(h, shop, `/gw/v1/orders/${o.id}/cancel`, { body: '{}' });
+    const a = await ok(signed(h, shop, '/gw/v1/appeals', { body: JSON.stringify({ orderId: o.id, reason, evidenceUrl: 'https://files.example/statement.pdf' }) }));
+    appeals.push(a.id);
+    if (appeals.length === 1) h.clock.advance(36 * 3_600_000);
+  }
   for (const amount of [1500, 2750, 990, 4200]) {
     const o = await order(shop, { amount });
     await admin(h.app, 'POST', `/orders/${o.id}/simulate-payment`);
@@ -47,14 +56,5 @@ export async function seedOffice(h: Served) {
   const done = await order(live, { amount: 1800, orderRef: 'book-1000' });
   await admin(h.app, 'POST', `/orders/${done.id}/confirm`);
 
-  // Appeals: one opened a day and a half ago (overdue by now), one fresh.
-  const appeals: string[] = [];
-  for (const [amount, reason] of [[2300, 'Customer paid at 12:03, bank statement attached'], [1250, 'Payment sent before expiry']] as const) {
-    const o = await order(shop, { amount, orderRef: `cafe-${amount}` });
-    await signed(h, shop, `/gw/v1/orders/${o.id}/cancel`, { body: '{}' });
-    const a = await ok(signed(h, shop, '/gw/v1/appeals', { body: JSON.stringify({ orderId: o.id, reason, evidenceUrl: 'https://files.example/statement.pdf' }) }));
-    appeals.push(a.id);
-    h.clock.advance(36 * 3_600_000);
-  }
   return { adminOp, supportOp, shop, live, blocked, appeals, payedOrder: payed.id as string };
 }

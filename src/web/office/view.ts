@@ -3,7 +3,7 @@ import type * as office from '../../services/office.js';
 import type { QueueCounts } from '../../store/office.js';
 import { html, raw, type Html, type Interpolation } from '../html.js';
 import { document } from '../layout.js';
-import { barChart, rateTone } from './charts.js';
+import { barChart, columnChart, rateTone } from './charts.js';
 import type { OfficeRequest } from './session.js';
 
 /**
@@ -66,8 +66,9 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
 <form class="inline-form" method="post" action="/office/sign-out">${csrfInput(s.o.csrf)}<button class="link" type="submit">Sign out</button></form></div></header>
 <div class="layout">
 <nav class="side" aria-label="Back office">
+<ul>${link('/office', 'home', 'Dashboard')}</ul>
 <h2 class="nav-head">Queues</h2>
-<ul>${link('/office', 'home', 'Dashboard')}${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}</ul>
+<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}</ul>
 <h2 class="nav-head">Objects</h2>
 <ul>${link('/office/merchants', 'merchants', 'Merchants')}${link('/office/orders', 'orders', 'Orders')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/audit', 'audit', 'Audit trail')}</ul>
 </nav>
@@ -207,7 +208,7 @@ ${barChart({ id: 'chart-statuses', title: 'Orders by status, last 30 days', unit
 <section class="card" aria-labelledby="conversion-h"><h2 id="conversion-h">Conversion per method, last 30 days</h2>
 ${barChart({ id: 'chart-conversion', title: 'Completed of created orders per method, last 30 days', unit: 'Completed / created', max: 100, bars: d.conversion.map((x) => ({ label: x.method, value: x.percent, text: `${x.percent} % (${x.completed}/${x.created})`, tone: rateTone(x.percent) })) })}</section>
 <section class="card" aria-labelledby="providers-h"><h2 id="providers-h">Provider success rates, last 7 days</h2>
-${barChart({ id: 'chart-providers', title: 'Completed of served orders per provider, last 7 days', unit: 'Success rate', max: 100, bars: d.providers.map((x) => ({ label: x.id, value: x.percent, text: `${x.percent} % (${x.completed}/${x.placed})`, tone: rateTone(x.percent) })) })}
+${barChart({ id: 'chart-providers', title: 'Completed of served orders per provider, last 7 days', unit: 'Success rate', max: 100, bars: d.providers.map((x) => ({ label: x.name, value: x.percent, text: `${x.percent} % (${x.completed}/${x.placed})`, tone: rateTone(x.percent) })) })}
 <p><a href="/office/providers">Providers and routing health</a></p></section>
 <section class="card" aria-labelledby="callbacks-h"><h2 id="callbacks-h">Callback delivery, last 24 hours</h2>
 ${barChart({ id: 'chart-callbacks', title: 'Callback events by delivery state, last 24 hours', unit: 'Events', bars: d.callbacks.map((x) => ({ label: x.state, value: x.count, text: String(x.count), tone: x.state === 'delivered' ? 'ok' : x.state === 'pending' || x.state === 'suppressed' ? 'warn' : 'bad' })) })}
@@ -557,9 +558,48 @@ export function providersPage(s: Shell, list: readonly (ProviderItem & { series:
     'providers',
     html`<h1>Providers and routing health</h1>${notice(done)}
 <p class="muted">The cascade asks providers by priority and skips paused ones and open circuits.</p>
+${methodsPicture(list)}
 <ul class="queue">${list.map((p) => html`<li class="card">${providerSummary(s, p)}
-${barChart({ id: `chart-${p.id}`, title: `${p.name}: completed of served orders per day, last 14 days`, unit: 'Success rate', max: 100, bars: p.series.map((d) => ({ label: d.day.slice(5), value: d.percent, text: `${d.percent} % (${d.completed}/${d.placed})`, tone: rateTone(d.percent) })) })}</li>`)}</ul>`,
+${successChart(`chart-${p.id}`, p.name, p.series)}</li>`)}</ul>`,
   );
+}
+
+/** Live methods across providers: each capability (method, rail, currency) and who serves it right now. */
+function methodsPicture(list: readonly ProviderItem[]): Html {
+  const live = list.filter((p) => typeof p.capabilities !== 'string');
+  const rows = new Map<string, { method: string; rail: string | null; currency: string }>();
+  for (const p of live) for (const c of p.capabilities as Exclude<ProviderItem['capabilities'], string>) rows.set(`${c.method}|${c.rail ?? ''}|${c.currency}`, c);
+  const cell = (p: ProviderItem, c: { method: string; rail: string | null; currency: string }): { text: string; tone: 'ok' | 'warn' | 'bad' } | null => {
+    const caps = p.capabilities as Exclude<ProviderItem['capabilities'], string>;
+    if (!caps.some((x) => x.method === c.method && x.rail === c.rail && x.currency === c.currency)) return null;
+    if (p.paused) return { text: 'paused', tone: 'bad' };
+    const state = p.circuits.find((x) => x.method === c.method && x.rail === c.rail)?.state ?? 'closed';
+    return state === 'closed' ? { text: 'serving', tone: 'ok' } : { text: `circuit ${state}`, tone: state === 'open' ? 'bad' : 'warn' };
+  };
+  const sorted = [...rows.values()].sort((x, y) => `${x.method}${x.rail}${x.currency}`.localeCompare(`${y.method}${y.rail}${y.currency}`));
+  return html`<section class="card" aria-labelledby="picture-h"><h2 id="picture-h">Live methods picture</h2>
+${table(
+  'Live methods across providers',
+  ['Method', 'Rail', 'Currency', 'Live now', ...live.map((p) => p.name)],
+  sorted.map((c) => {
+    const cells = live.map((p) => cell(p, c));
+    const serving = cells.some((x) => x?.tone === 'ok' || x?.tone === 'warn');
+    return html`<tr><td>${c.method}</td><td>${c.rail ?? '—'}</td><td>${c.currency}</td><td>${serving ? html`<span class="badge ok">yes</span>` : html`<span class="badge bad">no</span>`}</td>
+${cells.map((x) => html`<td>${x ? html`<span class="badge ${x.tone}">${x.text}</span>` : html`<span class="muted">—</span>`}</td>`)}</tr>`;
+  }),
+  'No live provider yet: only sandbox orders are served.',
+)}
+<p class="muted">Sandbox orders go to the sandbox provider, whatever the method.</p></section>`;
+}
+
+function successChart(id: string, name: string, series: Fn<'providerDailySuccess'>): Html {
+  return columnChart({
+    id,
+    title: `${name}: completed of served orders per day, last 14 days`,
+    unit: 'Success rate',
+    max: 100,
+    bars: series.map((d) => ({ label: d.day.slice(8), full: d.day, value: d.percent, text: `${d.percent} % (${d.completed}/${d.placed})`, tone: rateTone(d.percent) })),
+  });
 }
 
 function providerSummary(s: Shell, p: ProviderItem): Html {
@@ -580,7 +620,7 @@ export function providerPage(s: Shell, h: Fn<'providerHealth'>, done: string | n
     html`<h1>Provider ${p.name}</h1>${notice(done)}
 <section class="card">${providerSummary(s, p)}</section>
 <section class="card" aria-labelledby="rate-h"><h2 id="rate-h">Success rate over time</h2>
-${barChart({ id: 'chart-provider-days', title: `${p.name}: completed of served orders per day, last 14 days`, unit: 'Success rate', max: 100, bars: h.series.map((d) => ({ label: d.day, value: d.percent, text: `${d.percent} % (${d.completed}/${d.placed})`, tone: rateTone(d.percent) })) })}</section>
+${successChart('chart-provider-days', p.name, h.series)}</section>
 <section class="card" aria-labelledby="methods-h"><h2 id="methods-h">What it serves</h2>
 ${typeof p.capabilities === 'string' ? html`<p>Every method and rail (sandbox).</p>` : html`<ul class="plain">${p.capabilities.map((c) => html`<li><code>${JSON.stringify(c)}</code></li>`)}</ul>`}</section>
 ${auditSection(h.audit, p.id)}`,
