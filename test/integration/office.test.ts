@@ -279,6 +279,48 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
     });
   });
 
+  describe('queues', () => {
+    it('pool payments to confirm, cancelled orders to reconcile and failing endpoints, each worked from its page', async () => {
+      const pool = json(await admin(h.app, 'POST', '/providers', {
+        name: 'Pool',
+        kind: 'pool',
+        priority: 10,
+        capabilities: [{ method: 'Classic', rail: 'Sbp', currency: 'RUB', min: '0', max: '0' }],
+        requisites: [{ phone: '+79990000001', holder: 'Ivan P.', bank: 'Bank' }],
+      })).result;
+      const live = await provisionDesk(h.app, { merchant: { name: 'Live Co', sandbox: false, approve: true }, desk: { rails: ['Sbp'] } });
+      const payed = await order(h, live);
+      expect(payed.status).toBe('Created');
+      await admin(h.app, 'POST', `/orders/${payed.id}/report-payment`, { payerReference: 'UTR1234567890' });
+      const late = await order(h, live);
+      await admin(h.app, 'POST', `/orders/${late.id}/reject`);
+      await h.ctx.db.query(`UPDATE orders SET payer_reference = 'UTR5550001' WHERE id = $1`, [late.id]);
+
+      const queue = await a.get('/office/queues/payed');
+      expect(queue.body).toContain(payed.id);
+      expect(queue.body).toMatch(/Payments to confirm <span class="count">1/);
+      const confirmed = await a.post(`/office/orders/${payed.id}/confirm`, [['from', 'payed']]);
+      expect(confirmed.headers.location).toBe('/office/queues/payed?done=confirmed');
+      expect((await a.get('/office/queues/payed')).body).not.toContain(payed.id);
+
+      const reconcile = await a.get('/office/queues/reconcile');
+      expect(reconcile.body).toContain(late.id);
+      expect((await a.post(`/office/orders/${late.id}/confirm`, [['from', 'reconcile']])).headers.location).toBe('/office/queues/reconcile?done=confirmed');
+      expect(json(await admin(h.app, 'GET', `/orders/${late.id}`)).result.status).toBe('Completed');
+      expect((await a.get('/office/providers')).body).toContain('Live methods picture');
+      expect((await a.get(`/office/providers/${pool.id}`)).statusCode).toBe(200);
+
+      const now = new Date(h.clock.now());
+      await h.ctx.db.query(
+        `INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, state, attempts, created_at, finished_at) VALUES ('evt_failing1', $1, $2, 'order.completed', '{}', 'https://down.example/hook', 'failed', 8, $3, $3)`,
+        [payed.id, live.id, now],
+      );
+      const callbacks = await a.get('/office/queues/callbacks');
+      expect(callbacks.body).toContain('https://down.example/hook');
+      expect(callbacks.body).toMatch(/Failing callbacks <span class="count">1/);
+    });
+  });
+
   describe('pages', () => {
     it('renders every main page for both roles, with the queue counts in the navigation', async () => {
       const { appeal } = await appealed(h, desk);
