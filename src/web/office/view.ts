@@ -200,7 +200,7 @@ export function homePage(s: Shell, d: Fn<'dashboard'>): Html {
 <div class="tile"><p class="tile-label">Turnover today (UTC)</p><p class="tile-value">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed live orders</p></div>
 <div class="tile"><p class="tile-label">Turnover this month</p><p class="tile-value">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed live orders</p></div>
 <div class="tile"><p class="tile-label">Sandbox this month</p><p class="tile-value">${usd(t.sandboxMonthUsd)}</p><p class="muted">${t.sandboxTodayUsd} USD today; no money moved</p></div>
-<div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} appeals past their SLA</p></div>
+<div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
 </section>
 <div class="grid two">
 <section class="card" aria-labelledby="statuses-h"><h2 id="statuses-h">Orders by status, last 30 days</h2>
@@ -257,8 +257,7 @@ ${page.items.length === 0 ? html`<p class="muted empty">No open appeals.</p>` : 
 <dt>Amount</dt><dd>${a.order.amount} ${a.order.currency} · ${usd(a.amount.value)}</dd>
 <dt>Merchant</dt><dd><a href="/office/merchants/${a.merchantId}">${a.merchantId}</a></dd>
 <dt>Reason</dt><dd>${a.reason ?? html`<span class="muted">none given</span>`}</dd>
-<dt>Evidence</dt><dd>${a.evidenceUrl ? html`<a href="${safeHref(a.evidenceUrl)}" rel="noopener noreferrer" target="_blank">${a.evidenceUrl}</a>` : html`<span class="muted">no link</span>`}
-${a.hasReceipt ? html` · <a href="/office/appeals/${a.id}/receipt">Receipt file</a>` : ''}</dd>
+<dt>Evidence</dt><dd>${evidence(a)}</dd>
 </dl>
 ${decideForms(s.o, a.id)}
 </li>`,
@@ -276,8 +275,18 @@ function decideForms(o: OfficeRequest, id: string): Html {
 </form>`;
 }
 
-/** Only web addresses become links; anything else is shown as text by the caller's template. */
-const safeHref = (url: string) => (/^https?:\/\//i.test(url) ? url : '#');
+/**
+ * The evidence links (the API takes several separated by `;`) and the receipt file. Only web
+ * addresses become links; anything else is shown as text.
+ */
+function evidence(a: { id: string; evidenceUrl: string | null; hasReceipt: boolean }): Html {
+  const links = (a.evidenceUrl ?? '').split(';').map((u) => u.trim()).filter(Boolean).map((u) =>
+    /^https?:\/\//i.test(u) ? html`<a href="${u}" rel="noopener noreferrer" target="_blank">${u}</a>` : html`<span>${u}</span>`,
+  );
+  const receipt = a.hasReceipt ? html`<a href="/office/appeals/${a.id}/receipt">Receipt file</a>` : null;
+  const all = receipt ? [...links, receipt] : links;
+  return all.length === 0 ? html`<span class="muted">none</span>` : html`${all.map((x, i) => (i === 0 ? x : html` · ${x}`))}`;
+}
 
 function ordersTable(s: Shell, caption: string, rows: readonly OrderItem[], empty: string, act?: (o: OrderItem) => Interpolation): Html {
   return table(
@@ -540,7 +549,7 @@ export function appealPage(s: Shell, a: AppealItem, audit: readonly AuditItem[])
 <section class="card"><dl class="fields">
 <dt>Order</dt><dd><a href="/office/orders/${a.orderId}">${a.orderId}</a> · ${statusBadge(a.order.status)} · ${a.order.amount} ${a.order.currency}</dd>
 <dt>Amount</dt><dd>${usd(a.amount.value)}</dd><dt>Decide by</dt><dd>${utc(a.slaDueAt)}</dd><dt>Reason</dt><dd>${a.reason ?? '—'}</dd>
-<dt>Evidence</dt><dd>${a.evidenceUrl ? html`<a href="${safeHref(a.evidenceUrl)}" rel="noopener noreferrer" target="_blank">${a.evidenceUrl}</a>` : '—'}${a.hasReceipt ? html` · <a href="/office/appeals/${a.id}/receipt">Receipt file</a>` : ''}</dd>
+<dt>Evidence</dt><dd>${evidence(a)}</dd>
 <dt>Comment</dt><dd>${a.comment ?? '—'}</dd><dt>Resolved</dt><dd>${utc(a.resolvedAt)}</dd></dl>
 ${a.status === 'Open' ? decideForms(s.o, a.id) : ''}</section>
 ${auditSection(audit, a.id)}`,
