@@ -249,6 +249,9 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
         [`/office/providers/${provider}/resume`, []],
         ['/office/rates/KZT', [['rate', '0.0021']]],
         ['/office/rates/KZT/remove', []],
+        ['/office/currencies/KZT', [['enabled', 'true'], ['spreadPercent', '1.25']]],
+        [`/office/merchants/${d.merchantId}/sandbox`, [['sandbox', 'false']]],
+        [`/office/merchants/${d.merchantId}/sandbox`, [['sandbox', 'true']]],
         ['/office/caps', [['scope', 'merchant'], ['scopeId', d.merchantId], ['window', 'day'], ['capUsd', '1000']]],
       ];
       for (const [path, fields] of steps) {
@@ -269,10 +272,11 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
 
       const all = json(await admin(h.app, 'GET', '/audit?limit=100')).result.items as { actor: string; action: string; objectId: string; outcome: string }[];
       const mine = (id: string) => all.filter((e) => e.objectId === id && e.actor !== 'token').map((e) => `${e.actor} ${e.action} ${e.outcome}`).reverse();
-      expect(mine(d.merchantId)).toEqual([`${adm.id} merchant.block ok`, `${adm.id} merchant.unblock ok`]);
+      expect(mine(d.merchantId)).toEqual([`${adm.id} merchant.block ok`, `${adm.id} merchant.unblock ok`, `${adm.id} merchant.update ok`, `${adm.id} merchant.update ok`]);
       expect(mine(d.id)).toEqual([`${adm.id} desk.stop ok`, `${adm.id} desk.resume ok`]);
       expect(mine(provider)).toEqual([`${adm.id} provider.pause ok`, `${adm.id} provider.resume ok`]);
-      expect(mine('KZT')).toEqual([`${adm.id} rate.set ok`, `${adm.id} rate.remove ok`]);
+      expect(mine('KZT')).toEqual([`${adm.id} rate.set ok`, `${adm.id} rate.remove ok`, `${adm.id} currency.update ok`]);
+      expect(json(await admin(h.app, 'GET', '/currencies')).result.find((c: any) => c.code === 'KZT')).toMatchObject({ enabled: true, spreadPercent: '1.2500' });
       expect(mine(cap.id)).toEqual([`${adm.id} turnoverLimit.create ok`, `${adm.id} turnoverLimit.remove ok`]);
       expect(mine(o.id)).toEqual([`${adm.id} order.reject ok`, `${sup.id} order.resend ok`, `${adm.id} order.confirm ok`, `${adm.id} order.reverse ok`]);
       expect((await a.get(`/office/audit?objectId=${o.id}`)).body).toContain('order.reverse');

@@ -40,6 +40,8 @@ const NOTICES: Record<string, string> = {
   confirmed: 'Payment confirmed: the order is completed and the merchant credited.',
   paused: 'Provider paused: the cascade skips it.',
   rate: 'Manual rate set: it takes precedence over the market.',
+  currency: 'Currency setting saved.',
+  sandbox: 'Sandbox setting changed.',
   'rate-removed': 'Manual rate removed: the market rate applies again.',
   'cap-added': 'Cap added.',
   'cap-removed': 'Cap removed.',
@@ -248,6 +250,13 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   objectAction('/office/merchants/:id/block', 'merchant.block', (c, id, o) => op.blockMerchant(c, id, field(o, 'reason') || null), (id) => `/office/merchants/${id}?done=blocked`);
   objectAction('/office/merchants/:id/unblock', 'merchant.unblock', (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
   objectAction(
+    '/office/merchants/:id/sandbox',
+    'merchant.update',
+    (c, id, o) => op.patchMerchant(c, id, { sandbox: o.form.get('sandbox') === 'true' }),
+    (id) => `/office/merchants/${id}?done=sandbox`,
+    (o) => (['true', 'false'].includes(o.form.get('sandbox') ?? '') ? null : 'Sandbox: true or false'),
+  );
+  objectAction(
     '/office/merchants/:id/withdrawals',
     'merchant.withdraw',
     (c, id, o) => recordWithdrawal(c, id, { amountUsd: field(o, 'amountUsd', 40), reference: field(o, 'reference', 200) }),
@@ -359,6 +368,14 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     if (!/^\d{1,16}(\.\d{1,8})?$/.test(rate)) throw new AppError('VALIDATION_ERROR', 'Rate: a decimal number, such as 92.5');
     await act(req, 'rate.set', code, (c) => op.putManualRate(c, code, rate));
     return seeOther(reply, '/office/rates?done=rate');
+  });
+  adminPost('/office/currencies/:code', async (req, reply) => {
+    const code = op.currencyCode(param(req, 'code'));
+    const o = off(req);
+    const spreadPercent = field(o, 'spreadPercent', 20);
+    if (!/^\d{1,3}(\.\d{1,4})?$/.test(spreadPercent)) throw new AppError('VALIDATION_ERROR', 'Spread: a percentage such as 1.5');
+    await act(req, 'currency.update', code, (c) => op.putCurrency(c, code, { enabled: o.form.get('enabled') === 'true', spreadPercent }));
+    return seeOther(reply, '/office/rates?done=currency');
   });
   adminPost('/office/rates/:code/remove', async (req, reply) => {
     const code = op.currencyCode(param(req, 'code'));
