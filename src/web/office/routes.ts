@@ -198,6 +198,8 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
 
   app.post('/office/two-factor', async (req, reply) => {
     const o = off(req);
+    // Already on: a stray form must not start a new secret over the one in force.
+    if ((await twoFactorStatus(ctx, 'office', o.operator.id)).enabled) return seeOther(reply, '/office/two-factor');
     const codes = await confirmEnrolment(ctx, 'office', o.operator.id, field(o, 'code', 40));
     if (!codes) {
       const e = await enrolment(o);

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { officeOperator } from '../../services/office.js';
 import type { SessionInfo } from '../../services/sessions.js';
@@ -36,4 +36,3 @@ export function officeSessionHook(ctx: Ctx) {
 }
 
 export const off = (req: FastifyRequest): OfficeRequest => req.office!;
-export type { FastifyReply };

@@ -12,8 +12,7 @@ import type { OfficeRequest } from './session.js';
  * rendered for a `support` operator (the routes refuse them with 403 all the same).
  */
 
-type Awaited2<T> = T extends Promise<infer U> ? U : T;
-type Fn<K extends keyof typeof office> = (typeof office)[K] extends (...a: never[]) => unknown ? Awaited2<ReturnType<(typeof office)[K]>> : never;
+type Fn<K extends keyof typeof office> = (typeof office)[K] extends (...a: never[]) => unknown ? Awaited<ReturnType<(typeof office)[K]>> : never;
 
 export type Section = 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'providers' | 'rates' | 'caps' | 'tariffs' | 'audit' | null;
 
@@ -495,7 +494,7 @@ ${page.hasMore && page.next ? html`<p class="pager"><a href="/office/orders?${qs
   );
 }
 
-export type CallbackLine = Awaited2<ReturnType<typeof orderCallbackLog>>[number];
+export type CallbackLine = Awaited<ReturnType<typeof orderCallbackLog>>[number];
 
 export function orderPage(s: Shell, o: OrderItem, timeline: Fn<'orderTimeline'>, callbacks: readonly CallbackLine[], note: { kind: 'ok' | 'bad'; text: string } | null): Html {
   const admin = isAdmin(s.o);
