@@ -29,7 +29,9 @@ export async function officeOperator(ctx: Ctx, id: string): Promise<OperatorRow 
   return office.getOperator(ctx.db, id);
 }
 
-export async function queueCounts(ctx: Ctx): Promise<office.QueueCounts> {
+export type QueueCounts = office.QueueCounts;
+
+export async function queueCounts(ctx: Ctx): Promise<QueueCounts> {
   return office.queueCounts(ctx.db, new Date(ctx.clock.now()));
 }
 

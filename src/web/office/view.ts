@@ -1,6 +1,6 @@
 import type { orderCallbackLog } from '../../services/events.js';
 import type * as office from '../../services/office.js';
-import type { QueueCounts } from '../../store/office.js';
+import type { QueueCounts } from '../../services/office.js';
 import { html, raw, type Html, type Interpolation } from '../html.js';
 import { document } from '../layout.js';
 import { barChart, columnChart, rateTone } from './charts.js';
