@@ -20,6 +20,8 @@ export interface Config {
   readonly appealSlaHours: number;
   /** CABINET_SIGNUP: `open` lets anyone create a merchant account from /cabinet/sign-up; `closed` answers 404. */
   readonly cabinetSignup: 'open' | 'closed';
+  /** OFFICE_REQUIRE_2FA: an `admin` operator must enrol TOTP at the first sign-in and cannot act before. */
+  readonly officeRequire2fa: boolean;
   /** A market rate older than this makes its currency unpriceable. */
   readonly rateMaxAgeSeconds: number;
   /** A market move beyond this percentage is refused and the last good rate kept. */
@@ -177,6 +179,7 @@ export function parseConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     logLevel,
     cabinetSignup,
+    officeRequire2fa: bool(env, 'OFFICE_REQUIRE_2FA', true),
     appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
     rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),
     rateMaxJumpPercent: new Decimal(jump),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../context.js';
 import { assetRoutes } from './assets.js';
 import { cabinetRoutes } from './cabinet/routes.js';
+import { officeRoutes } from './office/routes.js';
 import { payPageRoutes } from './pay/routes.js';
 import { sandboxBankRoutes } from './sandbox/bank.js';
 
@@ -11,4 +12,5 @@ export async function webRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
   payPageRoutes(app, ctx);
   sandboxBankRoutes(app, ctx);
   cabinetRoutes(app, ctx);
+  officeRoutes(app, ctx);
 }

@@ -41,10 +41,10 @@ export interface Served extends Harness {
 }
 
 /** A harness app listening on a local port, with PUBLIC_BASE_URL pointing at it (the sandbox bank link). */
-export async function serve(): Promise<Served> {
+export async function serve(env: Record<string, string> = {}): Promise<Served> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const h = await createHarness({ env: { PUBLIC_BASE_URL: origin } });
+  const h = await createHarness({ env: { PUBLIC_BASE_URL: origin, ...env } });
   await h.app.listen({ port, host: '127.0.0.1' });
   return { ...h, origin };
 }

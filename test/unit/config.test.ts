@@ -104,6 +104,7 @@ describe('parseConfig', () => {
     ['RATE_MAX_JUMP_PERCENT', { RATE_MAX_JUMP_PERCENT: '0' }],
     ['APPEAL_SLA_HOURS', { APPEAL_SLA_HOURS: '0' }],
     ['CABINET_SIGNUP', { CABINET_SIGNUP: 'invite' }],
+    ['OFFICE_REQUIRE_2FA', { OFFICE_REQUIRE_2FA: 'sometimes' }],
     ['BREAKER_SUCCESS_RATE_BELOW', { BREAKER_SUCCESS_RATE_BELOW: '1.5' }],
   ];
   it.each(bad)('a bad %s stops with a ConfigError naming it (%j)', (variable, env) => expectRefused(env, variable));
@@ -111,6 +112,11 @@ describe('parseConfig', () => {
   it('CABINET_SIGNUP is open by default and may be closed', () => {
     expect(parseConfig({}).cabinetSignup).toBe('open');
     expect(parseConfig({ CABINET_SIGNUP: 'closed' }).cabinetSignup).toBe('closed');
+  });
+
+  it('OFFICE_REQUIRE_2FA is on by default and may be turned off', () => {
+    expect(parseConfig({}).officeRequire2fa).toBe(true);
+    expect(parseConfig({ OFFICE_REQUIRE_2FA: 'false' }).officeRequire2fa).toBe(false);
   });
 
   it('an ADMIN_TOKEN of exactly 16 characters is accepted', () => {
