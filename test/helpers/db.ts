@@ -42,6 +42,98 @@ function pgliteTemplateDump(migrated: boolean): Promise<Blob> {
   return t;
 }
 
+/**
+ * Loading an embedded database from the dump still starts a PostgreSQL in WebAssembly (about a
+ * second). A dropped migrated database is therefore put back to the template's exact contents
+ * instead (every table emptied, the rows the migrations wrote put back, every sequence where it
+ * was) and handed to the next test in this process.
+ */
+interface TemplateContents {
+  tables: string[];
+  rows: { table: string; json: string }[];
+  sequences: { name: string; lastValue: string; isCalled: boolean }[];
+}
+
+let templateContents: Promise<TemplateContents> | null = null;
+const idlePglite: Db[] = [];
+const IDLE_MAX = 2;
+
+async function readContents(db: Db): Promise<TemplateContents> {
+  const { rows: tables } = await db.query<{ name: string }>(
+    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+  );
+  const rows: TemplateContents['rows'] = [];
+  for (const t of tables) {
+    const { rows: r } = await db.query<{ json: string | null }>(`SELECT json_agg(t)::text AS json FROM ${t.name} t`);
+    if (r[0]?.json) rows.push({ table: t.name, json: r[0].json });
+  }
+  const { rows: seqs } = await db.query<{ name: string; last_value: string | null; is_called: boolean }>(
+    "SELECT quote_ident(sequencename) AS name, COALESCE(last_value, start_value)::text AS last_value, last_value IS NOT NULL AS is_called FROM pg_sequences WHERE schemaname = 'public'",
+  );
+  return { tables: tables.map((t) => t.name), rows, sequences: seqs.map((q) => ({ name: q.name, lastValue: q.last_value!, isCalled: q.is_called })) };
+}
+
+async function resetToTemplate(db: Db, c: TemplateContents): Promise<void> {
+  await db.tx(async (q) => {
+    // Replica mode: no triggers and no foreign-key checks while the contents are put back.
+    await q.query('SET LOCAL session_replication_role = replica');
+    await q.query(`TRUNCATE ${c.tables.join(', ')} RESTART IDENTITY CASCADE`);
+    for (const r of c.rows) await q.query(`INSERT INTO ${r.table} SELECT * FROM json_populate_recordset(NULL::${r.table}, $1::json)`, [r.json]);
+    for (const s of c.sequences) await q.query('SELECT setval($1::regclass, $2::bigint, $3)', [s.name, s.lastValue, s.isCalled]);
+  });
+}
+
+/** A handle on a pooled database for one test: its listeners end and it goes back to the pool on drop. */
+function pooledPglite(db: Db): TestDb {
+  const stops = new Set<() => Promise<void>>();
+  let closed = false;
+  const handle: Db = {
+    kind: db.kind,
+    query: (sql, params) => db.query(sql, params),
+    exec: (sql) => db.exec(sql),
+    tx: (fn) => db.tx(fn),
+    async listen(channel, onNotify, onLost) {
+      const stop = await db.listen(channel, onNotify, onLost);
+      const once = async () => {
+        stops.delete(once);
+        await stop();
+      };
+      stops.add(once);
+      return once;
+    },
+    async close() {
+      closed = true;
+    },
+    dumpDataDir: () => db.dumpDataDir!(),
+  };
+  return {
+    db: handle,
+    url: null,
+    async drop() {
+      for (const stop of [...stops]) await stop();
+      if (!closed && idlePglite.length < IDLE_MAX) {
+        try {
+          await resetToTemplate(db, await templateContents!);
+          idlePglite.push(db);
+          return;
+        } catch {
+          // Not reusable: a fresh one is loaded next time.
+        }
+      }
+      await db.close();
+    },
+  };
+}
+
+async function migratedPglite(): Promise<TestDb> {
+  const reused = idlePglite.pop();
+  if (reused) return pooledPglite(reused);
+  const db = await openPglite(undefined, { loadDataDir: await pgliteTemplateDump(true) });
+  templateContents ??= readContents(db);
+  await templateContents;
+  return pooledPglite(db);
+}
+
 let serverTemplate: Promise<string> | null = null;
 
 /** The migrated template database on the server; made once, reused by every later run with the same migrations. */
@@ -84,7 +176,8 @@ function urlFor(database: string): string {
 export async function createTestDb(opts: { migrated?: boolean } = {}): Promise<TestDb> {
   const migrated = opts.migrated !== false;
   if (!serverUrl) {
-    const db = await openPglite(undefined, { loadDataDir: await pgliteTemplateDump(migrated) });
+    if (migrated) return migratedPglite();
+    const db = await openPglite(undefined, { loadDataDir: await pgliteTemplateDump(false) });
     return { db, url: null, drop: () => db.close() };
   }
   const template = migrated ? await serverTemplateName() : null;
