@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
 
 /*
  * The merchant cabinet over HTTP, as a browser uses it: cookies, forms with their CSRF token,
@@ -11,86 +12,7 @@ import { startReceiver } from '../helpers/receiver.js';
  */
 
 let h: Harness;
-let ipCounter = 0;
-
-/** A browser: a cookie jar, one client address, the CSRF token of the last page it read. */
-class Browser {
-  cookies = new Map<string, string>();
-  csrf: string | null = null;
-  readonly ip = `198.51.100.${++ipCounter}`;
-
-  private remember(res: LightMyRequestResponse) {
-    const set = res.headers['set-cookie'];
-    for (const line of ([] as string[]).concat(set ?? [])) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body);
-    if (token) this.csrf = token[1]!;
-    return res;
-  }
-
-  private cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  async get(url: string) {
-    return this.remember(await h.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() }, remoteAddress: this.ip }));
-  }
-
-  /** Posts a form; the page's token is added unless `csrf` says otherwise. */
-  async post(url: string, fields: [string, string][] = [], o: { csrf?: string | null; header?: string } = {}) {
-    const form = new URLSearchParams(fields);
-    const token = o.csrf === undefined ? this.csrf : o.csrf;
-    if (token !== null && o.header === undefined) form.set('_csrf', token!);
-    const headers: Record<string, string> = { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' };
-    if (o.header !== undefined) headers['x-csrf-token'] = o.header;
-    return this.remember(await h.app.inject({ method: 'POST', url, headers, payload: form.toString(), remoteAddress: this.ip }));
-  }
-}
-
-const PASSWORD = 'correct horse battery staple';
-let emailCounter = 0;
-
-async function signUp(company: string): Promise<{ b: Browser; email: string }> {
-  const b = new Browser();
-  const email = `owner${++emailCounter}@${company.toLowerCase().replace(/\W/g, '')}.example`;
-  expect((await b.get('/cabinet/sign-up')).statusCode).toBe(200);
-  const res = await b.post('/cabinet/sign-up', [['company', company], ['email', email], ['password', PASSWORD]]);
-  expect(res.statusCode, res.body).toBe(303);
-  expect(res.headers.location).toBe('/cabinet');
-  await b.get('/cabinet');
-  return { b, email };
-}
-
-const DESK_FORM: [string, string][] = [
-  ['method', 'Classic'],
-  ['rails', 'Sbp'],
-  ['rails', 'C2c'],
-  ['currencies', 'RUB'],
-  ['minUsd', '0'],
-  ['maxUsd', '0'],
-  ['callbackUrl', 'https://merchant.example/callbacks'],
-  ['callbacksEnabled', 'true'],
-];
-
-async function createDesk(b: Browser, form = DESK_FORM): Promise<DeskCreds> {
-  await b.get('/cabinet/desks');
-  const res = await b.post('/cabinet/desks', form);
-  expect(res.statusCode, res.body).toBe(201);
-  const pick = (id: string) => new RegExp(`id="${id}"[^>]*>([^<]+)<`).exec(res.body)![1]!;
-  return { id: pick('desk-id'), key: pick('desk-key'), secret: pick('desk-secret'), merchantId: '' };
-}
-
-async function order(desk: { key: string; secret: string }, body: Record<string, unknown> = { amount: 1500, rail: 'Sbp' }) {
-  const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify(body) });
-  expect(res.statusCode, res.body).toBe(201);
-  return json(res).result as { id: string };
-}
+const { Browser, signUp, createDesk, order } = cabinetKit(() => h);
 
 beforeAll(async () => {
   h = await createHarness({ env: { PUBLIC_BASE_URL: 'https://pay.example.test', CALLBACK_ALLOWLIST: '127.0.0.1' }, unlimitedOrders: true });
@@ -388,7 +310,7 @@ describe('account', () => {
 });
 
 describe('orders list and CSV', () => {
-  let b: Browser;
+  let b: CabinetBrowser;
   let desk: DeskCreds;
   beforeAll(async () => {
     ({ b } = await signUp('Csv Shop'));

@@ -8,6 +8,7 @@ import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
+import { appealsOfOrder } from '../../services/appeals.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
@@ -15,7 +16,10 @@ import type { OrderRow } from '../../store/orders.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
 import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
-import { CABINET, cabinetSessionHook, SESSION_COOKIE, type CabinetRequest } from './session.js';
+import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
+import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
+import { appealRoutes } from './appeals.js';
+import { orderAppealsSection } from './appealsView.js';
 import {
   accountPage,
   deskCreatedPage,
@@ -40,12 +44,6 @@ import {
 const ORDERS_PAGE = 50;
 const CSV_MAX_ROWS = 200;
 
-const NOT_FOUND_CODES = new Set(['DESK_NOT_FOUND', 'ORDER_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'NOT_FOUND']);
-
-const cab = (req: FastifyRequest): CabinetRequest => req.cabinet!;
-const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
-const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
-const str = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
 /**
  * The merchant cabinet (web spec, "Merchant cabinet"): sign-up and sign-in in front, the pages and
@@ -105,19 +103,14 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (err instanceof AppError && req.cabinet) {
         if (NOT_FOUND_CODES.has(err.code)) return sendPage(reply, 404, messagePage(cab(req), 'Not found', 'There is nothing here, or it belongs to another account.'));
         if (err.code === 'VALIDATION_ERROR') return sendPage(reply, 400, messagePage(cab(req), 'Check the form', sentence(err.detail)));
+        if (err.code === 'PAYLOAD_TOO_LARGE') return sendPage(reply, 413, messagePage(cab(req), 'File too large', sentence(err.detail)));
         return sendPage(reply, 409, messagePage(cab(req), 'Not possible now', sentence(err.detail)));
       }
       return handleError(err, req, reply);
     });
     registerSignedIn(signedIn, ctx);
+    appealRoutes(signedIn, ctx);
   });
-}
-
-/** A service detail ("password: too short") as a sentence for a person. */
-function sentence(detail: string | null): string {
-  if (!detail) return 'That is not possible now.';
-  const s = detail.replace(/^(\w+): /, (_m, field: string) => `${field[0]!.toUpperCase()}${field.slice(1)}: `);
-  return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
 function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
@@ -254,7 +247,8 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
       : null;
-    return sendPage(reply, 200, orderPage(c, orderDetail(o), await orderCallbackLog(ctx, { merchantId: c.merchant.id }, o.id), notice));
+    const [attempts, appeals] = await Promise.all([orderCallbackLog(ctx, { merchantId: c.merchant.id }, o.id), appealsOfOrder(ctx, c.merchant.id, o.id)]);
+    return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, orderAppealsSection(c, o.id, o.status, appeals)));
   });
 
   app.post('/cabinet/orders/:orderId/resend', async (req, reply) => {

@@ -8,21 +8,21 @@ import type { CabinetRequest } from './session.js';
  * through `html` (escaped); every form carries the hidden `_csrf` input of the session.
  */
 
-export type Section = 'home' | 'desks' | 'orders' | 'account' | null;
+export type Section = 'home' | 'desks' | 'orders' | 'appeals' | 'callbacks' | 'balance' | 'account' | null;
 
 export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
-export function cabinetPage(c: CabinetRequest, title: string, section: Section, body: Interpolation): Html {
+export function cabinetPage(c: CabinetRequest, title: string, section: Section, body: Interpolation, extraStyles: readonly string[] = []): Html {
   const link = (href: string, s: Section, label: string) => html`<a href="${href}"${s === section ? html` aria-current="page"` : ''}>${label}</a>`;
   return document({
     lang: 'en',
     title: `${title} · Paygate cabinet`,
-    styles: ['cabinet.css'],
+    styles: ['cabinet.css', ...extraStyles],
     scripts: ['cabinet.js'],
     body: html`<a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/cabinet">Paygate</a>
-<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/account', 'account', 'Account')}</nav>
+<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/appeals', 'appeals', 'Appeals')}${link('/cabinet/callbacks', 'callbacks', 'Callbacks')}${link('/cabinet/balance', 'balance', 'Balance')}${link('/cabinet/account', 'account', 'Account')}</nav>
 <div class="who"><span>${c.merchant.name} · ${c.user.email}</span>
 <form class="inline" method="post" action="/cabinet/sign-out">${csrfInput(c.csrf)}<button class="link" type="submit">Sign out</button></form></div>
 </div></header>
@@ -405,7 +405,7 @@ export interface Attempt {
   at: string;
 }
 
-export function orderPage(c: CabinetRequest, o: OrderDetail, attempts: readonly Attempt[], notice: { kind: 'ok' | 'bad'; text: string } | null): Html {
+export function orderPage(c: CabinetRequest, o: OrderDetail, attempts: readonly Attempt[], notice: { kind: 'ok' | 'bad'; text: string } | null, more: Interpolation = null): Html {
   const canSimulate = o.sandbox && (o.status === 'Created' || o.status === 'Payed' || o.status === 'Dispute');
   return cabinetPage(
     c,
@@ -436,6 +436,7 @@ ${o.cancelReason ? html`<dt>Cancel reason</dt><dd>${o.cancelReason}</dd>` : ''}
 ${canSimulate ? html`<form class="inline" method="post" action="/cabinet/orders/${o.id}/simulate-payment">${csrfInput(c.csrf)}<button type="submit">Simulate payment</button></form>` : ''}
 <form class="inline" method="post" action="/cabinet/orders/${o.id}/resend">${csrfInput(c.csrf)}<button type="submit" class="secondary">Resend callback</button></form>
 </div><p class="hint">Resend posts the order's current state to your callback URL as a new event with a new event id.${o.sandbox ? '' : ' Live orders are completed by the payment itself.'}</p></section>
+${more}
 <section class="card" aria-labelledby="cb-h"><h2 id="cb-h">Callback attempts</h2>
 ${attempts.length === 0
   ? html`<p class="muted">No delivery attempt yet.</p>`
