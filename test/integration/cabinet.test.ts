@@ -383,6 +383,47 @@ describe('orders list and CSV', () => {
   });
 });
 
+/** The merchant id of a cabinet merchant, as an operator finds it. */
+async function merchantIdOf(name: string): Promise<string> {
+  const list = json(await admin(h.app, 'GET', '/merchants?limit=500')).result.items as { id: string; name: string }[];
+  return list.find((m) => m.name === name)!.id;
+}
+
+describe('balance', () => {
+  it('shows the available balance, credits linked to their orders, a withdrawal made through the admin API, totals per day and the 30-day chart', async () => {
+    const { b } = await signUp('Balance Shop');
+    const desk = await createDesk(b);
+    const o = await order(desk);
+    await b.get(`/cabinet/orders/${o.id}`);
+    expect((await b.post(`/cabinet/orders/${o.id}/simulate-payment`)).statusCode).toBe(303);
+    const available = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
+    expect(Number(available)).toBeGreaterThan(1);
+
+    const merchantId = await merchantIdOf('Balance Shop');
+    const w = await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '1.25', reference: 'payout <#1>' });
+    expect(w.statusCode, w.body).toBe(201);
+    const after = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
+
+    const page = await b.get('/cabinet/balance');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(after);
+    expect(page.body).toContain('Withdrawal');
+    expect(page.body).toContain('-1.25000000');
+    expect(page.body).toContain('payout &lt;#1&gt;');
+    expect(page.body).toContain(`href="/cabinet/orders/${o.id}"`);
+    expect(page.body).toContain('<svg viewBox');
+    expect(page.body).toContain('role="img"');
+    expect(page.body).toContain('<th scope="row">2026-01-15</th>');
+
+    // another merchant sees none of it
+    const { b: other } = await signUp('Other Balance Shop');
+    const theirs = await other.get('/cabinet/balance');
+    expect(theirs.body).not.toContain('payout');
+    expect(theirs.body).not.toContain(o.id);
+    expect((await b.get('/cabinet/balance?before=x')).statusCode).toBe(400);
+  });
+});
+
 describe('isolation between merchants', () => {
   it('answers 404 to another merchant’s desk and order on every page and action, and lists none of them', async () => {
     const mine = await signUp('Mine Shop');

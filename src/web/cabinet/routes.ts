@@ -19,6 +19,7 @@ import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToke
 import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { appealRoutes } from './appeals.js';
+import { balanceRoutes } from './balance.js';
 import { orderAppealsSection } from './appealsView.js';
 import {
   accountPage,
@@ -110,6 +111,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     });
     registerSignedIn(signedIn, ctx);
     appealRoutes(signedIn, ctx);
+    balanceRoutes(signedIn, ctx);
   });
 }
 
