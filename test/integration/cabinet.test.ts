@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { base32Decode, hotp, totpStep } from '../../src/domain/totp.js';
 import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
 
 /*
@@ -388,6 +389,78 @@ async function merchantIdOf(name: string): Promise<string> {
   const list = json(await admin(h.app, 'GET', '/merchants?limit=500')).result.items as { id: string; name: string }[];
   return list.find((m) => m.name === name)!.id;
 }
+
+describe('two-factor sign-in', () => {
+  it('enrols with the secret, then asks for a code after the password; a recovery code works once; turning off needs the password', async () => {
+    const { b, email } = await signUp('Totp Shop');
+    const account = await b.get('/cabinet/account');
+    expect(account.body).toContain('Turn on two-factor sign-in');
+    expect((await b.post('/cabinet/account/two-factor')).headers.location).toBe('/cabinet/account/two-factor');
+    const enrol = await b.get('/cabinet/account/two-factor');
+    expect(enrol.body).toContain('<svg');
+    const secret = base32Decode(/data-copy="two-factor key">([A-Z2-7 ]+)</.exec(enrol.body)![1]!.replace(/ /g, ''))!;
+    const code = (at = h.clock.now()) => hotp(secret, totpStep(at));
+
+    expect((await b.post('/cabinet/account/two-factor/confirm', [['code', '000000' === code() ? '111111' : '000000']])).statusCode).toBe(400);
+    const on = await b.post('/cabinet/account/two-factor/confirm', [['code', code()]]);
+    expect(on.statusCode).toBe(200);
+    const recovery = [...on.body.matchAll(/<li>([0-9a-f]{5}-[0-9a-f]{5})<\/li>/g)].map((m) => m[1]!);
+    expect(recovery).toHaveLength(10);
+    expect((await b.get('/cabinet/account')).body).toContain('10 of 10 recovery codes left');
+
+    // sign-in: the password alone gives no session, only the code form
+    const fresh = new Browser();
+    await fresh.get('/cabinet/sign-in');
+    const step1 = await fresh.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]]);
+    expect(step1.statusCode).toBe(200);
+    expect(fresh.cookies.has('pg_cabinet')).toBe(false);
+    expect(step1.body).toContain('name="challenge"');
+    const challenge = /name="challenge" value="([^"]+)"/.exec(step1.body)![1]!;
+    h.clock.advance(31_000);
+    const wrong = await fresh.post('/cabinet/sign-in/code', [['challenge', challenge], ['code', '12345x']]);
+    expect(wrong.statusCode).toBe(401);
+    expect(fresh.cookies.has('pg_cabinet')).toBe(false);
+    const good = await fresh.post('/cabinet/sign-in/code', [['challenge', challenge], ['code', code()]]);
+    expect(good.statusCode).toBe(303);
+    expect(good.headers.location).toBe('/cabinet');
+    expect(fresh.cookies.has('pg_cabinet')).toBe(true);
+
+    // a recovery code signs in once; a forged or stale challenge leads back to the password
+    const viaRecovery = new Browser();
+    await viaRecovery.get('/cabinet/sign-in');
+    const c2 = /name="challenge" value="([^"]+)"/.exec((await viaRecovery.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).body)![1]!;
+    expect((await viaRecovery.post('/cabinet/sign-in/code', [['challenge', c2], ['code', recovery[0]!]])).statusCode).toBe(303);
+    const again = new Browser();
+    await again.get('/cabinet/sign-in');
+    const c3 = /name="challenge" value="([^"]+)"/.exec((await again.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).body)![1]!;
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', c3], ['code', recovery[0]!]])).statusCode).toBe(401);
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', `${c3}x`], ['code', recovery[1]!]])).headers.location).toBe('/cabinet/sign-in?expired=1');
+    h.clock.advance(6 * 60_000);
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', c3], ['code', recovery[1]!]])).statusCode).toBe(303);
+    expect(again.cookies.has('pg_cabinet')).toBe(false);
+
+    // new recovery codes and turning off both want the password
+    await b.get('/cabinet/account');
+    expect((await b.post('/cabinet/account/two-factor/disable', [['password', 'not the password']])).statusCode).toBe(400);
+    const regenerated = await b.post('/cabinet/account/two-factor/recovery-codes', [['password', PASSWORD]]);
+    expect(regenerated.statusCode).toBe(200);
+    expect(regenerated.body).not.toContain(recovery[1]!);
+    await b.get('/cabinet/account');
+    expect((await b.post('/cabinet/account/two-factor/disable', [['password', PASSWORD]])).headers.location).toBe('/cabinet/account?done=two-factor-off');
+    const plain = new Browser();
+    await plain.get('/cabinet/sign-in');
+    expect((await plain.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).statusCode).toBe(303);
+  });
+
+  it('counts code guesses against the sign-in limit of 10 a minute per address', async () => {
+    const guesser = new Browser();
+    await guesser.get('/cabinet/sign-in');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await guesser.post('/cabinet/sign-in/code', [['challenge', 'usr_x.1.y'], ['code', '123456']])).statusCode);
+    expect(statuses.slice(0, 10).every((s) => s === 303)).toBe(true);
+    expect(statuses[10]).toBe(429);
+  });
+});
 
 describe('balance', () => {
   it('shows the available balance, credits linked to their orders, a withdrawal made through the admin API, totals per day and the 30-day chart', async () => {

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
-import { checkSignIn } from '../../services/accounts.js';
-import { changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
+import { cabinetSignIn, changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
@@ -20,6 +19,8 @@ import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { appealRoutes } from './appeals.js';
 import { balanceRoutes } from './balance.js';
+import { signInCodeRoute, twoFactorCardOf, twoFactorRoutes } from './twoFactor.js';
+import { signInCodePage } from './twoFactorView.js';
 import { orderAppealsSection } from './appealsView.js';
 import {
   accountPage,
@@ -66,13 +67,16 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const email = str(form.get('email'), 320);
-    const user = await checkSignIn(ctx, 'cabinet', email, form.get('password') ?? '');
-    if (!user) {
+    const step = await cabinetSignIn(ctx, email, form.get('password') ?? '');
+    if (step.kind === 'refused') {
       const csrf = preSessionToken(ctx, CABINET, req, reply);
       return sendPage(reply, 401, signInPage({ csrf, email, failed: true, signupOpen: signupOpen() }));
     }
-    return enterSession(ctx, CABINET, req, reply, user.id);
+    if (step.kind === 'code') return sendPage(reply, 200, signInCodePage({ csrf: preSessionToken(ctx, CABINET, req, reply), challenge: step.challenge, failed: false }));
+    return enterSession(ctx, CABINET, req, reply, step.userId);
   });
+
+  signInCodeRoute(app, ctx);
 
   app.get('/cabinet/sign-up', async (req, reply) => {
     if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
@@ -112,6 +116,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     registerSignedIn(signedIn, ctx);
     appealRoutes(signedIn, ctx);
     balanceRoutes(signedIn, ctx);
+    twoFactorRoutes(signedIn, ctx);
   });
 }
 
@@ -134,14 +139,18 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   app.get('/cabinet/account', async (req, reply) => {
     const c = cab(req);
     const done = query(req).done;
-    const notice = done === 'password' ? 'Password changed. Every other session has been signed out.' : done === 'revoked' ? 'That session is signed out.' : null;
-    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null));
+    const notice =
+      done === 'password' ? 'Password changed. Every other session has been signed out.'
+      : done === 'revoked' ? 'That session is signed out.'
+      : done === 'two-factor-off' ? 'Two-factor sign-in is off.'
+      : null;
+    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null, await twoFactorCardOf(ctx, c)));
   });
 
   app.post('/cabinet/account/password', async (req, reply) => {
     const c = cab(req);
     const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
-    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message));
+    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message, await twoFactorCardOf(ctx, c)));
     return seeOther(reply, '/cabinet/account?done=password');
   });
 

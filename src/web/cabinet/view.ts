@@ -458,7 +458,7 @@ export interface SessionLine {
   current: boolean;
 }
 
-export function accountPage(c: CabinetRequest, sessions: readonly SessionLine[], notice: string | null, error: string | null): Html {
+export function accountPage(c: CabinetRequest, sessions: readonly SessionLine[], notice: string | null, error: string | null, more: Interpolation = null): Html {
   return cabinetPage(
     c,
     'Account',
@@ -480,6 +480,7 @@ ${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Last seen (UTC)</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
 ${sessions.map((s) => html`<tr><td class="wrap">${s.userAgent ?? 'unknown'}${s.current ? html` <span class="badge ok">this browser</span>` : ''}</td><td class="mono">${s.ip ?? '—'}</td><td>${utc(s.lastSeenAt)}</td>
 <td>${s.current ? '' : html`<form class="inline" method="post" action="/cabinet/account/sessions/${s.id}/revoke">${csrfInput(c.csrf)}<button type="submit" class="secondary">Sign out</button></form>`}</td></tr>`)}
-</tbody></table></div></section></div>`,
+</tbody></table></div></section></div>
+${more}`,
   );
 }
