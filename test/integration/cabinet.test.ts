@@ -4,6 +4,7 @@ import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.js';
+import { signMessage } from '../../src/signing.js';
 import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
 
 /*
@@ -131,6 +132,105 @@ describe('callback attempts', () => {
       const page = (await b.get(`/cabinet/orders/${o.id}`)).body;
       expect(page).toContain('>delivered<');
       expect((await b.get('/cabinet')).body).toMatch(/Receive a callback[^<]*<\/span> <span class="badge ok">done/);
+    } finally {
+      await worker.close();
+      await rx.close();
+    }
+  });
+});
+
+describe('desk settings and test callback', () => {
+  it('edits rails, currencies, limits and the callback URL through the operator patch rules, and sends a signed test callback that is no order event', async () => {
+    const rx = await startReceiver();
+    try {
+      const { b } = await signUp('Settings Shop');
+      const desk = await createDesk(b);
+      const page = await b.get(`/cabinet/desks/${desk.id}`);
+      expect(page.body).toContain(`action="/cabinet/desks/${desk.id}/settings"`);
+      const settings = (over: Record<string, string>): [string, string][] => [
+        ['method', 'Upi'],
+        ['rails', 'Sbp'],
+        ['currencies', 'RUB'],
+        ['minUsd', over.minUsd ?? '5'],
+        ['maxUsd', over.maxUsd ?? '900.50'],
+        ['callbackUrl', over.callbackUrl ?? `${rx.url}/hook`],
+        ['callbacksEnabled', 'true'],
+      ];
+      // the same URL rules as the API: a private address is refused, the form keeps what was typed
+      const bad = await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ callbackUrl: 'http://10.0.0.1/cb' }));
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('INVALID_CALLBACK_URL');
+      expect(bad.body).toContain('value="http://10.0.0.1/cb"');
+      expect((await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ minUsd: '10', maxUsd: '5' }))).statusCode).toBe(400);
+      expect((await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ minUsd: '1e3' }))).statusCode).toBe(400);
+      const saved = await b.post(`/cabinet/desks/${desk.id}/settings`, settings({}));
+      expect(saved.statusCode, saved.body).toBe(303);
+      const view = json(await admin(h.app, 'GET', `/desks/${desk.id}`)).result;
+      // the method stays the desk's for life whatever the form said
+      expect(view).toMatchObject({ method: 'Classic', rails: ['Sbp'], minUsd: '5.00000000', maxUsd: '900.50000000', callbackUrl: `${rx.url}/hook` });
+
+      await b.get(`/cabinet/desks/${desk.id}`);
+      rx.respond(() => ({ status: 418, body: `teapot <${'y'.repeat(400)}` }));
+      const tested = await b.post(`/cabinet/desks/${desk.id}/test-callback`);
+      expect(tested.statusCode).toBe(200);
+      expect(rx.hits).toHaveLength(1);
+      const hit = rx.hits[0]!;
+      expect(JSON.parse(hit.body.toString())).toMatchObject({ event: 'test.callback', test: true, deskId: desk.id });
+      const eventId = String(hit.headers['x-gate-event-id']);
+      expect(hit.headers['x-gate-sign']).toBe(signMessage(desk.secret, String(hit.headers['x-gate-ts']), eventId, hit.body));
+      expect(tested.body).toContain('>418<');
+      expect(tested.body).toContain(`teapot &lt;${'y'.repeat(292)}<`);
+      expect(tested.body).toMatch(/answered in \d+ ms/);
+      // never an order event: not in the events feed
+      const feed = json(await signed(h, desk, '/gw/v1/events')).result.events as { id: string }[];
+      expect(feed.map((e) => e.id)).not.toContain(eventId);
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+describe('failing callbacks and redelivery', () => {
+  it('lists failing deliveries across desks and redelivers every failed event since a time under the same event ids, recording new attempts', async () => {
+    const rx = await startReceiver();
+    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 300 });
+    try {
+      const { b } = await signUp('Redeliver Shop');
+      const desk = await createDesk(b, DESK_FORM.map(([k, v]) => [k, k === 'callbackUrl' ? `${rx.url}/cb` : v] as [string, string]));
+      const before = new Date(h.clock.now()).toISOString().slice(0, 16);
+      const o1 = await order(desk);
+      const o2 = await order(desk);
+      rx.respond(() => ({ status: 400, body: 'bad signature?' }));
+      for (const o of [o1, o2]) {
+        await b.get(`/cabinet/orders/${o.id}`);
+        await b.post(`/cabinet/orders/${o.id}/simulate-payment`);
+      }
+      while ((await worker.runOnce()) > 0);
+      const failing = await b.get('/cabinet/callbacks');
+      expect(failing.body).toContain(o1.id);
+      expect(failing.body).toContain(o2.id);
+      expect(failing.body).toContain('bad signature?');
+      const ids = [...failing.body.matchAll(/<span class="mono">(evt_[A-Za-z0-9]+)<\/span>/g)].map((m) => m[1]!).sort();
+      expect(ids).toHaveLength(2);
+
+      // another merchant sees none of it, and its redelivery touches none of it
+      const { b: other } = await signUp('Other Redeliver Shop');
+      expect((await other.get('/cabinet/callbacks')).body).not.toContain(o1.id);
+      await other.get('/cabinet/callbacks');
+      expect((await other.post('/cabinet/callbacks/redeliver', [['since', before]])).headers.location).toBe('/cabinet/callbacks?redelivered=0');
+
+      expect((await b.post('/cabinet/callbacks/redeliver', [['since', 'yesterday']])).statusCode).toBe(400);
+      rx.respond(() => ({ status: 200, body: 'ok' }));
+      const hitsBefore = rx.hits.length;
+      const r = await b.post('/cabinet/callbacks/redeliver', [['since', before]]);
+      expect(r.headers.location).toBe('/cabinet/callbacks?redelivered=2');
+      while ((await worker.runOnce()) > 0);
+      const again = rx.hits.slice(hitsBefore).map((x) => String(x.headers['x-gate-event-id'])).sort();
+      expect(again).toEqual(ids);
+      const log = (await b.get(`/cabinet/orders/${o1.id}`)).body;
+      expect(log).toContain('>rejected<');
+      expect(log).toContain('>delivered<');
+      expect((await b.get('/cabinet/callbacks')).body).toContain('Nothing is failing');
     } finally {
       await worker.close();
       await rx.close();

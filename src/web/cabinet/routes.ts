@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
 import { cabinetSignIn, changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
@@ -8,6 +8,7 @@ import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
 import { appealsOfOrder } from '../../services/appeals.js';
+import { sendTestCallback } from '../../services/testCallback.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
@@ -19,6 +20,7 @@ import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { appealRoutes } from './appeals.js';
 import { balanceRoutes } from './balance.js';
+import { callbackRoutes } from './callbacks.js';
 import { signInCodeRoute, twoFactorCardOf, twoFactorRoutes } from './twoFactor.js';
 import { signInCodePage } from './twoFactorView.js';
 import { orderAppealsSection } from './appealsView.js';
@@ -117,6 +119,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     appealRoutes(signedIn, ctx);
     balanceRoutes(signedIn, ctx);
     twoFactorRoutes(signedIn, ctx);
+    callbackRoutes(signedIn, ctx);
   });
 }
 
@@ -200,8 +203,46 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
     const picture = await methodsFor(ctx, desk, c.merchant);
     const done = query(req).done;
-    const notice = done === 'on' ? 'The desk is on: it takes new orders.' : done === 'off' ? 'The desk is off: new orders answer SHOP_INACTIVE.' : null;
-    return sendPage(reply, 200, deskPage(c, deskView(desk), picture, notice));
+    const notice =
+      done === 'on' ? 'The desk is on: it takes new orders.'
+      : done === 'off' ? 'The desk is off: new orders answer SHOP_INACTIVE.'
+      : done === 'saved' ? 'Settings saved. New orders use them at once.'
+      : null;
+    const view = deskView(desk);
+    return sendPage(reply, 200, deskPage(c, view, picture, notice, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test: null }));
+  });
+
+  app.post('/cabinet/desks/:deskId/settings', async (req, reply) => {
+    const c = cab(req);
+    const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    // The method is the desk's for life, whatever the form says.
+    const f = { ...deskFormOf(c.form), method: desk.method };
+    try {
+      const problem = deskFormProblem(f);
+      if (problem) throw new AppError('VALIDATION_ERROR', problem);
+      await patchDesk(ctx, desk.id, {
+        rails: f.rails,
+        currencies: f.currencies,
+        minUsd: f.minUsd,
+        maxUsd: f.maxUsd,
+        callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
+        callbacksEnabled: f.callbacksEnabled,
+      });
+      return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
+    } catch (err) {
+      if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
+      const picture = await methodsFor(ctx, desk, c.merchant);
+      const extras = { form: f, currencies: await enabledCurrencies(), error: `${sentence(err.detail)} (${err.code})`, test: null };
+      return sendPage(reply, ERROR_STATUS[err.code] === 409 ? 409 : 400, deskPage(c, deskView(desk), picture, null, extras));
+    }
+  });
+
+  app.post('/cabinet/desks/:deskId/test-callback', async (req, reply) => {
+    const c = cab(req);
+    const test = await sendTestCallback(ctx, c.merchant.id, param(req, 'deskId'));
+    const desk = await merchantDesk(ctx, c.merchant.id, test.deskId);
+    const view = deskView(desk);
+    return sendPage(reply, 200, deskPage(c, view, await methodsFor(ctx, desk, c.merchant), null, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test }));
   });
 
   app.post('/cabinet/desks/:deskId/enabled', async (req, reply) => {
@@ -298,6 +339,11 @@ function deskFormOf(form: URLSearchParams): DeskForm {
     callbackUrl: str(form.get('callbackUrl'), 2048),
     callbacksEnabled: form.get('callbacksEnabled') !== 'false',
   };
+}
+
+/** The settings form as the desk has them now. */
+function storedDeskForm(d: ReturnType<typeof deskView>): DeskForm {
+  return { method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
 }
 
 function deskFormProblem(f: DeskForm): string | null {

@@ -189,18 +189,24 @@ function deskState(d: DeskView): Html {
   return html`<span class="badge ok">On</span>`;
 }
 
-function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm): Html {
-  const railBoxes = METHODS.filter((m) => CATALOGUE[m].length > 0).map(
-    (m) => html`<fieldset data-method="${m}"><legend>${m} rails</legend>${CATALOGUE[m].map(
+/** The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for life). */
+function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm, editId: string | null = null): Html {
+  const methods = editId ? METHODS.filter((m) => m === f.method) : METHODS;
+  const railBoxes = methods.filter((m) => CATALOGUE[m].length > 0).map(
+    (m) => html`<fieldset${editId ? '' : html` data-method="${m}"`}><legend>${m} rails</legend>${CATALOGUE[m].map(
       (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`,
     )}</fieldset>`,
   );
-  return html`<form class="card stack" method="post" action="/cabinet/desks" id="new-desk">${csrfInput(c.csrf)}
-<h2>New cash desk</h2>
-<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
-<select name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>
+  // A currency the desk has but the platform no longer enables stays ticked, so saving keeps it.
+  const codes = [...new Set([...currencies, ...f.currencies])];
+  return html`<form class="card stack" method="post" action="${editId ? `/cabinet/desks/${editId}/settings` : '/cabinet/desks'}"${editId ? html` id="edit-desk"` : html` id="new-desk"`}>${csrfInput(c.csrf)}
+<h2>${editId ? 'Change settings' : 'New cash desk'}</h2>
+${editId
+  ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>`
+  : html`<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
+<select name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>`}
 ${railBoxes}
-<fieldset><legend>Currencies</legend>${currencies.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : currencies.map(
+<fieldset><legend>Currencies</legend>${codes.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : codes.map(
     (code) => html`<label><input type="checkbox" name="currencies" value="${code}"${f.currencies.includes(code) ? html` checked` : ''}> ${code}</label>`,
   )}</fieldset>
 <div class="filters">
@@ -213,7 +219,7 @@ ${railBoxes}
 <fieldset><legend>Callbacks</legend>
 <label><input type="radio" name="callbacksEnabled" value="true"${f.callbacksEnabled ? html` checked` : ''}> Send</label>
 <label><input type="radio" name="callbacksEnabled" value="false"${!f.callbacksEnabled ? html` checked` : ''}> Do not send (read the events feed instead)</label></fieldset>
-<div><button type="submit">Create cash desk</button></div>
+<div><button type="submit">${editId ? 'Save settings' : 'Create cash desk'}</button></div>
 </form>`;
 }
 
@@ -267,7 +273,40 @@ export interface MethodsPicture {
   rails: { rail: string | null; currencies: { code: string; min: number; max: number }[] }[];
 }
 
-export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture, notice: string | null): Html {
+export interface DeskExtras {
+  /** The settings form, as stored or as typed back after a refusal. */
+  form: DeskForm;
+  currencies: readonly string[];
+  error: string | null;
+  test: TestCallbackView | null;
+}
+
+export interface TestCallbackView {
+  eventId: string;
+  url: string;
+  sentAt: string;
+  durationMs: number;
+  outcome: string;
+  httpCode: number | null;
+  response: string | null;
+  error: string | null;
+}
+
+function testResult(t: TestCallbackView): Html {
+  const ok = t.outcome === 'delivered';
+  return html`<section class="card" aria-labelledby="test-h" id="test-result"><h2 id="test-h">Test callback result</h2>
+<p role="status">${ok ? html`<span class="badge ok">Delivered</span> your server answered 200.` : html`<span class="badge bad">Not delivered</span> ${t.httpCode === null ? 'no answer.' : 'a real callback would be ' + (t.outcome === 'retry' ? 'retried.' : 'given up.')}`}</p>
+<dl class="fields">
+<dt>URL</dt><dd class="mono">${t.url}</dd>
+<dt>Sent</dt><dd>${utc(t.sentAt)}, answered in ${t.durationMs} ms</dd>
+<dt>Event id</dt><dd class="mono">${t.eventId}</dd>
+<dt>HTTP code</dt><dd>${t.httpCode ?? '—'}</dd>
+<dt>Answer (first 300 characters)</dt><dd class="wrap mono">${t.response ?? t.error ?? '—'}</dd>
+</dl>
+<p class="hint">A test is signed like a real callback but its body says <code>"event": "test.callback"</code>; it is not an order event, is not retried and is not in the events feed.</p></section>`;
+}
+
+export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture, notice: string | null, extras: DeskExtras | null = null): Html {
   const limit = (v: string) => (/^0(\.0+)?$/.test(v) ? 'no limit' : `${v} USD`);
   return cabinetPage(
     c,
@@ -301,9 +340,13 @@ ${picture.rails.flatMap((r) => r.currencies.map((cur) => html`<tr><td>${r.rail ?
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/enabled">${csrfInput(c.csrf)}<input type="hidden" name="enabled" value="${d.enabled ? 'false' : 'true'}">
 <button type="submit" class="${d.enabled ? 'danger' : ''}">${d.enabled ? 'Turn the desk off' : 'Turn the desk on'}</button></form>
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/secret">${csrfInput(c.csrf)}<button type="submit" class="secondary">Issue a new secret</button></form>
+${d.callbackUrl ? html`<form class="inline" method="post" action="/cabinet/desks/${d.id}/test-callback">${csrfInput(c.csrf)}<button type="submit" class="secondary">Send a test callback</button></form>` : ''}
 <a href="/cabinet/orders?desk=${d.id}">Orders of this desk</a>
 </div>
-<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>`,
+<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>
+${extras?.test ? testResult(extras.test) : ''}
+${extras?.error ? html`<p class="notice bad" role="alert">${extras.error}</p>` : ''}
+${extras ? deskForm(c, extras.currencies, extras.form, d.id) : ''}`,
   );
 }
 
