@@ -100,3 +100,9 @@ export async function dailyTotals(q: Queryable, merchantId: string, from: Date, 
   );
   return rows;
 }
+
+/** The order's ledger entries (its credit and any reversal), oldest first. */
+export async function listOrderEntries(q: Queryable, orderId: string): Promise<LedgerRow[]> {
+  const { rows } = await q.query<LedgerRow>('SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
+  return rows;
+}

@@ -577,6 +577,10 @@ describe('balance', () => {
     expect(w.statusCode, w.body).toBe(201);
     const after = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
 
+    const orderPage = (await b.get(`/cabinet/orders/${o.id}`)).body;
+    expect(orderPage).toContain('<strong>Created → Completed</strong>');
+    expect(orderPage).toMatch(/<strong>Credited<\/strong> <span class="muted">\d+\.\d{8} USD/);
+
     const page = await b.get('/cabinet/balance');
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(after);

@@ -37,6 +37,7 @@ afterAll(() => h.close());
 describe('opening an appeal from the cabinet', () => {
   it('moves the order to Dispute, stores a PNG named .pdf as a PNG, and serves it to the merchant only', async () => {
     const id = await cancelledOrder();
+    h.clock.advance(1000);
     const page = await b.get(`/cabinet/orders/${id}`);
     expect(page.body).toContain('enctype="multipart/form-data"');
     expect(page.body).toContain('name="receipt"');
@@ -54,6 +55,12 @@ describe('opening an appeal from the cabinet', () => {
     // the same appeal through the API, with the evidence URLs joined as the API keeps them
     const api = json(await signed(h, desk, `/gw/v1/appeals/${appealId}`)).result;
     expect(api).toMatchObject({ orderId: id, status: 'Open', reason: 'Paid at 12:05 <from> Sberbank', evidenceUrl: 'https://bank.example/a; https://bank.example/b' });
+
+    // the order's timeline: every status change with its time, the appeal, the callback events
+    const timeline = (await b.get(`/cabinet/orders/${id}`)).body;
+    const steps = [...timeline.matchAll(/<strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
+    expect(steps).toEqual(['Created', 'Created → Canceled', 'Callback order.cancelled', 'Canceled → Dispute', 'Appeal opened', 'Callback order.appealed']);
+    expect(timeline).toContain(`href="/cabinet/appeals/${appealId}"`);
 
     const shown = await b.get(`/cabinet/appeals/${appealId}`);
     expect(shown.statusCode).toBe(200);

@@ -105,3 +105,18 @@ export function orderAppealsSection(c: CabinetRequest, orderId: string, status: 
   if (appeals.length === 0) return html``;
   return html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Appeals</h2>${list}</section>`;
 }
+
+export interface TimelineLine {
+  at: string;
+  kind: string;
+  title: string;
+  detail: string | null;
+  ref: string | null;
+}
+
+/** The order's timeline as an ordered list, oldest first. */
+export function timelineSection(lines: readonly TimelineLine[]): Html {
+  return html`<section class="card" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>
+<ol class="timeline">${lines.map((l) => html`<li class="tl-${l.kind}"><span class="tl-time">${utc(l.at)}</span> <strong>${l.title}</strong>${l.detail ? html` <span class="muted">${l.detail}</span>` : ''}${l.ref?.startsWith('apl_') ? html` <a class="mono" href="/cabinet/appeals/${l.ref}">${l.ref}</a>` : l.ref ? html` <span class="mono">${l.ref}</span>` : ''}</li>`)}</ol>
+</section>`;
+}

@@ -9,6 +9,7 @@ import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rota
 import { simulatePayment } from '../../services/orderActions.js';
 import { appealsOfOrder } from '../../services/appeals.js';
 import { sendTestCallback } from '../../services/testCallback.js';
+import { orderTimeline } from '../../services/orderTimeline.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
@@ -23,7 +24,8 @@ import { balanceRoutes } from './balance.js';
 import { callbackRoutes } from './callbacks.js';
 import { signInCodeRoute, twoFactorCardOf, twoFactorRoutes } from './twoFactor.js';
 import { signInCodePage } from './twoFactorView.js';
-import { orderAppealsSection } from './appealsView.js';
+import { orderAppealsSection, timelineSection } from './appealsView.js';
+import { html } from '../html.js';
 import {
   accountPage,
   deskCreatedPage,
@@ -299,8 +301,9 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
       : null;
-    const [attempts, appeals] = await Promise.all([orderCallbackLog(ctx, { merchantId: c.merchant.id }, o.id), appealsOfOrder(ctx, c.merchant.id, o.id)]);
-    return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, orderAppealsSection(c, o.id, o.status, appeals)));
+    const scope = { merchantId: c.merchant.id };
+    const [attempts, appeals, timeline] = await Promise.all([orderCallbackLog(ctx, scope, o.id), appealsOfOrder(ctx, c.merchant.id, o.id), orderTimeline(ctx, scope, o.id)]);
+    return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
   });
 
   app.post('/cabinet/orders/:orderId/resend', async (req, reply) => {
