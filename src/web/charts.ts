@@ -32,9 +32,11 @@ export interface BarChartInput {
 /** Colour-blind-safe pair and a third (Okabe–Ito blue, orange, bluish green). */
 const COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7'];
 
-const W = 720;
-const H = 260;
-const PAD = { top: 16, right: 12, bottom: 40, left: 64 };
+// Drawn at 640 × 280 and scaled to the card: text stays readable from phone to desktop widths.
+const W = 640;
+const H = 280;
+const PAD = { top: 18, right: 12, bottom: 44, left: 76 };
+const FONT = 16;
 
 /** A value as a decimal, or zero when it is not one (a chart never throws on display data). */
 function decOf(v: string | undefined): Decimal {
@@ -82,11 +84,11 @@ export function barChart(input: BarChartInput): Html {
   const barW = Math.max(1, (groupW * 0.8) / Math.max(1, series.length));
   const y = (v: Decimal) => PAD.top + plotH - Math.max(0, Math.min(1, v.div(top).toNumber())) * plotH;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => top.mul(f));
-  // At most about 10 x labels, so 30 days stay readable at phone width.
-  const every = Math.max(1, Math.ceil(labels.length / 10));
+  // At most about 6 x labels, so 30 days stay readable at phone width.
+  const every = Math.max(1, Math.ceil(labels.length / 6));
 
   const grid = ticks.map(
-    (t) => html`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${n(y(t))}" y2="${n(y(t))}" stroke="#e3e8ee" stroke-width="1"/><text x="${PAD.left - 6}" y="${n(y(t) + 4)}" text-anchor="end" font-size="11" fill="#5b6477">${tickText(t)}</text>`,
+    (t) => html`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${n(y(t))}" y2="${n(y(t))}" stroke="#e3e8ee" stroke-width="1"/><text x="${PAD.left - 8}" y="${n(y(t) + 5)}" text-anchor="end" font-size="${FONT}" fill="#5b6477">${tickText(t)}</text>`,
   );
   const bars = labels.map((label, i) => {
     const x0 = PAD.left + i * groupW + groupW * 0.1;
@@ -96,7 +98,7 @@ export function barChart(input: BarChartInput): Html {
       const h = PAD.top + plotH - yTop;
       return html`<rect x="${n(x0 + k * barW)}" y="${n(yTop)}" width="${n(Math.max(1, barW - 1))}" height="${n(h)}" fill="${COLOURS[k % COLOURS.length]!}"><title>${label}: ${s.name} ${v.toFixed()} ${input.unit}</title></rect>`;
     });
-    const text = i % every === 0 ? html`<text x="${n(PAD.left + i * groupW + groupW / 2)}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11" fill="#5b6477">${short(label)}</text>` : '';
+    const text = i % every === 0 ? html`<text x="${n(PAD.left + i * groupW + groupW / 2)}" y="${H - PAD.bottom + 22}" text-anchor="middle" font-size="${FONT}" fill="#5b6477">${short(label)}</text>` : '';
     return html`<g>${rects}${text}</g>`;
   });
   const legend = series.map(
@@ -118,9 +120,10 @@ ${dataTable(input)}
 
 /** The chart's figures as a table that only assistive technology reads. */
 function dataTable(input: BarChartInput): Html {
-  return html`<table class="visually-hidden">
+  // The wrapper hides it: a table box ignores overflow and would widen a phone's page.
+  return html`<div class="visually-hidden"><table>
 <caption>${input.title} (${input.unit})</caption>
 <thead><tr><th scope="col">Label</th>${input.series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
 <tbody>${input.labels.map((l, i) => html`<tr><th scope="row">${l}</th>${input.series.map((s) => html`<td>${s.values[i] ?? ''}</td>`)}</tr>`)}</tbody>
-</table>`;
+</table></div>`;
 }

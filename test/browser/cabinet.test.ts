@@ -126,7 +126,7 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
 
       await page.getByRole('link', { name: 'Balance', exact: true }).click();
       expect(await page.locator('svg[role=img]').isVisible()).toBe(true);
-      expect(await page.locator('table.visually-hidden caption').textContent()).toContain('Turnover and credits');
+      expect(await page.locator('.visually-hidden caption').textContent()).toContain('Turnover and credits');
       await pageChecks(page, seen, 'balance');
 
       await page.getByRole('link', { name: 'Callbacks', exact: true }).click();

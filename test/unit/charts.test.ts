@@ -18,7 +18,7 @@ describe('barChart', () => {
     expect(chart).toContain('role="img"');
     expect(chart).toMatch(/<title id="chart\d+-t">Turnover &lt;30 days&gt;<\/title>/);
     expect(chart).toContain('Daily turnover &amp; credits');
-    expect(chart).toContain('<table class="visually-hidden">');
+    expect(chart).toContain('<div class="visually-hidden"><table>');
     // Exact decimal strings in the table, not floats.
     expect(chart).toContain('<td>100.12345678</td>');
     expect(chart).toContain('<th scope="row">2026-11-02</th>');

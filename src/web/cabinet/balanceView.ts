@@ -22,6 +22,9 @@ export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
 <p class="figure">${b.available} <span class="muted">${b.currency}</span></p>
 <p class="hint">The same figure as <code>GET /gw/v1/balance</code>: credits minus reversals and withdrawals. Withdrawals are arranged with support and appear below.</p>
 </section>
+<section class="card" aria-labelledby="today-h"><h2 id="today-h">Today (UTC)</h2>
+<dl class="fields"><dt>Turnover</dt><dd>${b.days[0]?.turnover ?? '0'} USD</dd><dt>Credits</dt><dd>${b.days[0]?.credits ?? '0'} USD</dd><dt>Reversals</dt><dd>${b.days[0]?.reversals ?? '0'} USD</dd><dt>Withdrawals</dt><dd>${b.days[0]?.withdrawals ?? '0'} USD</dd></dl>
+</section></div>
 <section class="card" aria-labelledby="chart-h"><h2 id="chart-h">Last ${b.days.length} days</h2>
 ${barChart({
   title: `Turnover and credits per day, last ${b.days.length} days (UTC)`,
@@ -34,7 +37,7 @@ ${barChart({
   unit: 'USD',
   shortLabel: (l) => l.slice(5),
 })}
-</section></div>
+</section>
 <section class="card" aria-labelledby="days-h"><h2 id="days-h">Totals per day (UTC)</h2>
 ${active.length === 0
   ? html`<p class="muted">Nothing on the balance in the last ${b.days.length} days.</p>`
