@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { admin, json, signed } from '../test/helpers/harness.js';
-import { DESKTOP, launch, PHONE, serve } from '../test/browser/browser.js';
+import { createdDesk, DESKTOP, fillClassicDeskForm, launch, PHONE, serve } from '../test/browser/browser.js';
 
 const OUT = 'docs/screenshots';
 const DAY = 86_400_000;
@@ -35,18 +35,9 @@ async function main() {
     await page.waitForURL(`${h.origin}/cabinet`);
 
     await page.goto(`${h.origin}/cabinet/desks`);
-    const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
-    await classic.getByLabel('Sbp').check();
-    await classic.getByLabel('C2c').check();
-    await page.locator('input[name=currencies][value=RUB]').check();
-    await page.getByLabel(/Callback URL/).fill('https://coffee.example/paygate');
+    await fillClassicDeskForm(page, 'https://coffee.example/paygate');
     await page.getByRole('button', { name: 'Create cash desk' }).click();
-    await page.locator('#desk-secret').waitFor();
-    const desk = {
-      id: (await page.locator('#desk-id').textContent())!,
-      key: (await page.locator('#desk-key').textContent())!,
-      secret: (await page.locator('#desk-secret').textContent())!,
-    };
+    const desk = await createdDesk(page);
 
     // Three weeks of orders: most paid, some cancelled, so the chart and the ledger have a shape.
     const ids: string[] = [];

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json, signed } from '../helpers/harness.js';
-import { axeViolations, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
+import { axeViolations, createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
 
 /*
  * The merchant cabinet in headless Chromium: from sign-up to the first simulated payment with
@@ -58,19 +58,10 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       expect(await page.locator('fieldset[data-method=Classic]').isVisible()).toBe(false);
       await page.selectOption('select[name=method]', 'Classic');
       expect(await page.locator('fieldset[data-method=CrossBorder]').isVisible()).toBe(false);
-      const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
-      await classic.getByLabel('Sbp').check();
-      await classic.getByLabel('C2c').check();
-      await page.locator('input[name=currencies][value=RUB]').check();
-      await page.getByLabel(/Callback URL/).fill('https://coffee.example/paygate');
+      await fillClassicDeskForm(page, 'https://coffee.example/paygate');
       await pageChecks(page, seen, 'desks');
       await page.getByRole('button', { name: 'Create cash desk' }).click();
-      await page.locator('#desk-secret').waitFor();
-      const desk = {
-        id: (await page.locator('#desk-id').textContent())!,
-        key: (await page.locator('#desk-key').textContent())!,
-        secret: (await page.locator('#desk-secret').textContent())!,
-      };
+      const desk = await createdDesk(page);
       expect(desk.id).toMatch(/^dsk_/);
       expect(await page.getByRole('button', { name: 'Copy the secret' }).isVisible()).toBe(true);
       await pageChecks(page, seen, 'desk-created');

@@ -1,23 +1,12 @@
+import type { appealView } from '../../services/appeals.js';
 import { html, type Html } from '../html.js';
 import { cabinetPage, csrfInput, utc } from './view.js';
 import type { CabinetRequest } from './session.js';
 
 /** Appeal pages of the cabinet: the list, one appeal with its receipt, and the form that opens one. */
 
-export interface AppealLine {
-  id: string;
-  orderId: string;
-  orderRef: string | null;
-  status: string;
-  amount: { value: string; currency: string };
-  reason: string | null;
-  comment: string | null;
-  slaDueAt: string;
-  createdAt: string;
-  resolvedAt: string | null;
-  evidenceUrl: string | null;
-  overdue?: boolean;
-}
+/** An appeal as the API shows it, with the review's overdue mark where the list has it. */
+export type AppealLine = ReturnType<typeof appealView> & { overdue?: boolean };
 
 export interface AppealDetail extends AppealLine {
   order: { id: string; status: string; amount: string; currency: string };

@@ -43,7 +43,6 @@ import {
   type DeskForm,
   type OrderDetail,
   type OrderFilters,
-  type OrderLine,
 } from './view.js';
 
 /** Orders per list page; the CSV export takes up to 200 (web spec). */
@@ -180,18 +179,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const f = deskFormOf(c.form);
     try {
-      const problem = deskFormProblem(f);
-      if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      const d = await createDesk(ctx, c.merchant.id, {
-        method: f.method,
-        rails: f.rails,
-        currencies: f.currencies,
-        minUsd: f.minUsd,
-        maxUsd: f.maxUsd,
-        callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
-        callbacksEnabled: f.callbacksEnabled,
-        tariffId: null,
-      });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f), tariffId: null });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
@@ -220,16 +208,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     // The method is the desk's for life, whatever the form says.
     const f = { ...deskFormOf(c.form), method: desk.method };
     try {
-      const problem = deskFormProblem(f);
-      if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      await patchDesk(ctx, desk.id, {
-        rails: f.rails,
-        currencies: f.currencies,
-        minUsd: f.minUsd,
-        maxUsd: f.maxUsd,
-        callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
-        callbacksEnabled: f.callbacksEnabled,
-      });
+      await patchDesk(ctx, desk.id, deskFields(f));
       return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
     } catch (err) {
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
@@ -272,7 +251,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const before = str(query(req).before, 64) || undefined;
     try {
       const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filters), before, limit: ORDERS_PAGE });
-      return sendPage(reply, 200, ordersPage(c, { filters, lines: page.items.map(orderLine), next: page.hasMore ? page.next : null, desks, error: null }));
+      return sendPage(reply, 200, ordersPage(c, { filters, lines: page.items.map(orderDetail), next: page.hasMore ? page.next : null, desks, error: null }));
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
       return sendPage(reply, 400, ordersPage(c, { filters, lines: [], next: null, desks, error: sentence(err.detail) }));
@@ -357,6 +336,20 @@ function deskFormProblem(f: DeskForm): string | null {
   return null;
 }
 
+/** The desk fields of the form, checked, as the operator API's create and patch take them (a refusal is VALIDATION_ERROR). */
+function deskFields(f: DeskForm) {
+  const problem = deskFormProblem(f);
+  if (problem) throw new AppError('VALIDATION_ERROR', problem);
+  return {
+    rails: f.rails,
+    currencies: f.currencies,
+    minUsd: f.minUsd,
+    maxUsd: f.maxUsd,
+    callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
+    callbacksEnabled: f.callbacksEnabled,
+  };
+}
+
 /** Filters from the query string; a malformed one is shown back to be corrected, never dropped silently. */
 function filtersOf(req: FastifyRequest): OrderFilters {
   const q = query(req);
@@ -368,31 +361,13 @@ function listQuery(f: OrderFilters) {
   return { status: f.status || undefined, deskId: f.desk || undefined, from: f.from || undefined, to: f.to || undefined, q: f.q || undefined };
 }
 
-function orderLine(o: OrderRow): OrderLine {
-  const v = orderView(o);
-  return {
-    id: v.id,
-    orderRef: v.orderRef,
-    createdAt: v.createdAt,
-    status: v.status,
-    amount: v.amount,
-    currency: v.currency,
-    settledUsd: v.settled.amount,
-    creditedUsd: v.credited.amount,
-    deskId: o.desk_id,
-    method: v.method,
-    rail: v.rail,
-    sandbox: o.sandbox,
-  };
-}
-
 function orderDetail(o: OrderRow): OrderDetail {
   const v = orderView(o);
   return { ...v, deskId: o.desk_id, sandbox: o.sandbox };
 }
 
 function csvRow(o: OrderRow): OrderCsvRow {
-  const v = orderView(o);
+  const v = orderDetail(o);
   return {
     id: v.id,
     orderRef: v.orderRef,
@@ -404,7 +379,7 @@ function csvRow(o: OrderRow): OrderCsvRow {
     settledUsd: v.settled.amount,
     commissionUsd: v.commission.amount,
     creditedUsd: v.credited.amount,
-    deskId: o.desk_id,
+    deskId: v.deskId,
     method: v.method,
     rail: v.rail,
     payerReference: v.payerReference,

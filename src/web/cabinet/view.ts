@@ -362,20 +362,8 @@ export interface OrderFilters {
   q: string;
 }
 
-export interface OrderLine {
-  id: string;
-  orderRef: string | null;
-  createdAt: string;
-  status: string;
-  amount: string;
-  currency: string;
-  settledUsd: string;
-  creditedUsd: string;
-  deskId: string;
-  method: string;
-  rail: string | null;
-  sandbox: boolean;
-}
+/** A line of the orders list: the order page's shape. */
+export type OrderLine = OrderDetail;
 
 /** The filters as a query string (no CSRF token: links to lists and exports carry none). */
 export function filterQuery(f: OrderFilters, extra: Record<string, string> = {}): string {
@@ -410,7 +398,7 @@ ${o.error ? html`<p class="notice bad" role="alert">${o.error}</p>` : ''}
 ${o.lines.length === 0
   ? html`<p class="card">No order matches.</p>`
   : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">orderRef</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Settled, USD</th><th scope="col">Credited, USD</th><th scope="col">Method</th><th scope="col">Desk</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
-${o.lines.map((l) => html`<tr><td><a class="mono" href="/cabinet/orders/${l.id}">${l.id}</a>${l.sandbox ? html` <span class="badge">test</span>` : ''}</td><td class="mono">${l.orderRef ?? '—'}</td><td>${statusBadge(l.status)}</td><td class="num">${l.amount} ${l.currency}</td><td class="num">${l.settledUsd}</td><td class="num">${l.creditedUsd}</td><td>${l.method}${l.rail ? ` / ${l.rail}` : ''}</td><td class="mono">${l.deskId}</td><td>${utc(l.createdAt)}</td></tr>`)}
+${o.lines.map((l) => html`<tr><td><a class="mono" href="/cabinet/orders/${l.id}">${l.id}</a>${l.sandbox ? html` <span class="badge">test</span>` : ''}</td><td class="mono">${l.orderRef ?? '—'}</td><td>${statusBadge(l.status)}</td><td class="num">${l.amount} ${l.currency}</td><td class="num">${l.settled.amount}</td><td class="num">${l.credited.amount}</td><td>${l.method}${l.rail ? ` / ${l.rail}` : ''}</td><td class="mono">${l.deskId}</td><td>${utc(l.createdAt)}</td></tr>`)}
 </tbody></table></div>`}
 <nav class="pager" aria-label="Pages">${f.status || f.desk || f.from || f.to || f.q ? html`<a href="/cabinet/orders">Clear filters</a>` : ''}${o.next ? html`<a href="/cabinet/orders${filterQuery(f, { before: o.next })}" rel="next">Older orders →</a>` : ''}</nav>`,
   );
