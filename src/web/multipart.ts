@@ -78,6 +78,15 @@ function unquote(v: string): string | null {
   return v.slice(1, -1).replace(/\\(.)/g, '$1');
 }
 
+/**
+ * Browsers (the HTML standard's form encoding) write `"`, CR and LF in names and file names as
+ * `%22`, `%0D` and `%0A`; those three are turned back. Nothing else is percent-decoded: a `%` is
+ * sent as itself.
+ */
+function htmlEscapesOff(v: string): string {
+  return v.replace(/%22|%0D|%0A/gi, (m) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[m.toUpperCase()]!);
+}
+
 interface Disposition {
   name: string;
   fileName: string | null;
@@ -94,8 +103,8 @@ function dispositionOf(value: string): Disposition | null {
     const key = p.slice(0, eq).trim().toLowerCase();
     const v = unquote(p.slice(eq + 1).trim());
     if (v === null) return null;
-    if (key === 'name') name = v;
-    else if (key === 'filename') fileName = v;
+    if (key === 'name') name = htmlEscapesOff(v);
+    else if (key === 'filename') fileName = htmlEscapesOff(v);
   }
   return name === null ? null : { name, fileName };
 }

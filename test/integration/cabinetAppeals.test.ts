@@ -149,4 +149,34 @@ describe('opening an appeal from the cabinet', () => {
     expect((await b.upload('/cabinet/appeals', parts, { csrf: 'forged' })).statusCode).toBe(403);
     expect(await statusOf(id)).toBe('Canceled');
   });
+
+  it('takes the upload over a real socket from fetch’s own multipart encoder, and answers a body far past the cap with the 413 page', async () => {
+    const id = await cancelledOrder();
+    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    await b.get(`/cabinet/orders/${id}`);
+    const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const send = (file: Blob, name: string) => {
+      const form = new FormData();
+      form.set('_csrf', b.csrf!);
+      form.set('orderId', id);
+      form.set('reason', 'über 5 000 ₽ — paid');
+      form.set('receipt', file, name);
+      return fetch(`${address}/cabinet/appeals`, { method: 'POST', body: form, headers: { cookie }, redirect: 'manual' });
+    };
+    const huge = await send(new Blob([new Uint8Array(12 * 1024 * 1024).fill(0x25)]), 'huge.pdf');
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain('larger than 5 MiB');
+    expect(await statusOf(id)).toBe('Canceled');
+
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2048, 1)]);
+    const res = await send(new Blob([jpeg], { type: 'image/png' }), 'photo "1".png');
+    expect(res.status).toBe(303);
+    const appealId = /apl_[A-Za-z0-9]+/.exec(res.headers.get('location')!)![0];
+    expect(await statusOf(id)).toBe('Dispute');
+    expect(json(await signed(h, desk, `/gw/v1/appeals/${appealId}`)).result.reason).toBe('über 5 000 ₽ — paid');
+    const file = await fetch(`${address}/cabinet/appeals/${appealId}/receipt`, { headers: { cookie } });
+    expect(file.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.compare(Buffer.from(await file.arrayBuffer()), jpeg)).toBe(0);
+    expect((await b.get(`/cabinet/appeals/${appealId}`)).body).toContain('photo &quot;1&quot;.png');
+  });
 });

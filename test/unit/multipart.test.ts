@@ -37,6 +37,11 @@ describe('parseMultipart', () => {
     expect(Buffer.compare(r.form.files[0]!.content, file)).toBe(0);
   });
 
+  it('turns back the %22, %0D and %0A a browser writes in a file name, and nothing else', () => {
+    const r = parseMultipart(body(`--${B}`, 'Content-Disposition: form-data; name="receipt"; filename="photo %221%22 100%25.png"', '', 'x', `--${B}--`), B);
+    expect(r.ok && r.form.files[0]!.fileName).toBe('photo "1" 100%25.png');
+  });
+
   it('ignores a preamble and treats an empty file input as no file', () => {
     const r = parseMultipart(body('preamble', `--${B}`, 'Content-Disposition: form-data; name="receipt"; filename=""', 'Content-Type: application/octet-stream', '', '', `--${B}--`), B);
     expect(r.ok && r.form.files).toEqual([]);

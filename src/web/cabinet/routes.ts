@@ -60,7 +60,9 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get('/cabinet/sign-in', async (req, reply) => {
     const csrf = preSessionToken(ctx, CABINET, req, reply);
-    return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen() }));
+    // After a sign-in code step that took too long: the password step starts again.
+    const notice = query(req).expired === '1' ? 'The sign-in step took too long. Enter your password again.' : null;
+    return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen(), notice }));
   });
 
   app.post('/cabinet/sign-in', async (req, reply) => {

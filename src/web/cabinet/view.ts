@@ -38,10 +38,11 @@ export function publicPage(title: string, body: Interpolation): Html {
   return document({ lang: 'en', title: `${title} · Paygate cabinet`, styles: ['cabinet.css'], body: html`<main id="main" class="narrow">${body}</main>` });
 }
 
-export function signInPage(o: { csrf: string; email: string; failed: boolean; signupOpen: boolean }): Html {
+export function signInPage(o: { csrf: string; email: string; failed: boolean; signupOpen: boolean; notice?: string | null }): Html {
   return publicPage(
     'Sign in',
     html`<h1>Sign in to your cabinet</h1>
+${o.notice ? html`<p class="notice info" role="status">${o.notice}</p>` : ''}
 ${o.failed ? html`<p class="notice bad" role="alert" id="sign-in-error">Wrong email or password.</p>` : ''}
 <form class="card stack" method="post" action="/cabinet/sign-in">${csrfInput(o.csrf)}
 <label>Email <input type="email" name="email" autocomplete="username" required value="${o.email}"${o.failed ? html` aria-describedby="sign-in-error"` : ''}></label>
