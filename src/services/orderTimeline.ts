@@ -6,6 +6,8 @@ import { listOrderAppeals } from '../store/appeals.js';
 import { listOrderEntries } from '../store/ledger.js';
 import { findScopedOrder, listOrderTransitions, type OrderScope } from '../store/orders.js';
 import { listOrderEvents } from '../store/outbox.js';
+import { appealsOfOrder } from './appeals.js';
+import { orderCallbackLog } from './events.js';
 
 export type TimelineKind = 'status' | 'money' | 'callback' | 'appeal';
 
@@ -56,4 +58,11 @@ export async function orderTimeline(ctx: Ctx, scope: OrderScope, id: string): Pr
     add(e.created_at, 4, { kind: 'callback', title: `Callback ${e.event}${again ? ' (resent)' : ''}`, detail: `delivery ${e.state}, ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}`, ref: e.id });
   }
   return out.sort((a, b) => a.ms - b.ms || a.rank - b.rank).map((x) => x.e);
+}
+
+/** Everything the cabinet's order page shows besides the order: callback attempts, appeals, timeline. */
+export async function orderPageExtras(ctx: Ctx, merchantId: string, orderId: string) {
+  const scope = { merchantId };
+  const [attempts, appeals, timeline] = await Promise.all([orderCallbackLog(ctx, scope, orderId), appealsOfOrder(ctx, merchantId, orderId), orderTimeline(ctx, scope, orderId)]);
+  return { attempts, appeals, timeline };
 }

@@ -25,3 +25,7 @@ $$;
 
 CREATE TRIGGER orders_status_history AFTER UPDATE OF status ON orders
   FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION record_order_transition();
+
+-- The cabinet's failing deliveries and "redeliver since": only events that did not get through.
+CREATE INDEX outbox_failing ON outbox_events (desk_id, seq)
+  WHERE state IN ('failed', 'rejected') OR (state = 'pending' AND attempts > 0);

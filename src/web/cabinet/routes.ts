@@ -7,9 +7,8 @@ import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
-import { appealsOfOrder } from '../../services/appeals.js';
 import { sendTestCallback } from '../../services/testCallback.js';
-import { orderTimeline } from '../../services/orderTimeline.js';
+import { orderPageExtras } from '../../services/orderTimeline.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
@@ -282,8 +281,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
       : null;
-    const scope = { merchantId: c.merchant.id };
-    const [attempts, appeals, timeline] = await Promise.all([orderCallbackLog(ctx, scope, o.id), appealsOfOrder(ctx, c.merchant.id, o.id), orderTimeline(ctx, scope, o.id)]);
+    const { attempts, appeals, timeline } = await orderPageExtras(ctx, c.merchant.id, o.id);
     return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
   });
 
