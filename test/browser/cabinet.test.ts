@@ -126,6 +126,9 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await page.getByRole('link', { name: 'Account' }).click();
       expect(await page.getByText('this browser').isVisible()).toBe(true);
       await pageChecks(page, seen, 'account');
+      await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+      expect(await page.getByRole('img', { name: /QR code of the two-factor secret/ }).isVisible()).toBe(true);
+      await pageChecks(page, seen, 'two-factor');
 
       await page.locator('header').getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${h.origin}/cabinet/sign-in`);
