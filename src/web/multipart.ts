@@ -196,11 +196,29 @@ function isUploadBody(v: unknown): v is UploadBody {
  * CSRF token that comes first and answer with a page; the rest is read and discarded.
  */
 export function registerUploadBody(app: FastifyInstance, capBytes: number): void {
-  app.addContentTypeParser('multipart/form-data', (_req, payload, done) => {
+  // Past this we stop reading at all (the 413 error envelope, as for any other route): a mistaken
+  // upload of a few MiB too many gets its page, a flood of bytes does not keep us reading.
+  const abandonBytes = capBytes * 4;
+  app.addContentTypeParser('multipart/form-data', (req, payload, done) => {
     const chunks: Buffer[] = [];
     let kept = 0;
+    let total = 0;
     let tooLarge = false;
-    payload.on('data', (chunk: Buffer) => {
+    let finished = false;
+    const tooMuch = () => Object.assign(new Error('body too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > abandonBytes) {
+      done(tooMuch(), undefined);
+      return;
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > abandonBytes) {
+        payload.removeListener('data', onData);
+        finished = true;
+        done(tooMuch(), undefined);
+        return;
+      }
       if (kept >= capBytes) {
         tooLarge = true;
         return;
@@ -210,9 +228,14 @@ export function registerUploadBody(app: FastifyInstance, capBytes: number): void
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
       chunks.push(part);
       kept += part.length;
+    };
+    payload.on('data', onData);
+    payload.on('end', () => {
+      if (!finished) done(null, { upload: true, bytes: Buffer.concat(chunks), tooLarge } satisfies UploadBody);
     });
-    payload.on('end', () => done(null, { upload: true, bytes: Buffer.concat(chunks), tooLarge } satisfies UploadBody));
-    payload.on('error', (err) => done(err, undefined));
+    payload.on('error', (err) => {
+      if (!finished) done(err, undefined);
+    });
   });
 }
 

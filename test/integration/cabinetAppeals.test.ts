@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { cabinetKit, type CabinetBrowser } from '../helpers/cabinet.js';
@@ -167,6 +168,18 @@ describe('opening an appeal from the cabinet', () => {
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain('larger than 5 MiB');
     expect(await statusOf(id)).toBe('Canceled');
+
+    // a declared length far past anything reasonable is refused before a byte is read
+    const flood = await new Promise<number>((resolve, reject) => {
+      const req = request(`${address}/cabinet/appeals`, { method: 'POST', headers: { cookie, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(100 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('--x\r\n');
+    });
+    expect(flood).toBe(413);
 
     const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2048, 1)]);
     const res = await send(new Blob([jpeg], { type: 'image/png' }), 'photo "1".png');
