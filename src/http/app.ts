@@ -52,6 +52,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('desk', null);
   app.decorateRequest('merchant', null);
+  app.decorateRequest('catalogVersions', null);
   app.decorateRequest('rawBody', null);
   app.decorateRequest('actor', null);
   const routes: RouteEntry[] = [];

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { deskAuthenticator } from '../services/deskAuth.js';
 import type { DeskRow } from '../store/desks.js';
+import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { MerchantRow } from '../store/merchants.js';
 import { rawBodyOf } from './rawBody.js';
 import { sendError } from './errors.js';
@@ -11,6 +12,8 @@ declare module 'fastify' {
     desk: DeskRow | null;
     /** The desk's merchant as authentication read it, with the desk, in the same statement. */
     merchant: MerchantRow | null;
+    /** The catalogue versions read in that statement: cached providers and currencies are checked against them. */
+    catalogVersions: CatalogVersions | null;
   }
 }
 
@@ -32,5 +35,6 @@ export function gatewayAuthHook(ctx: Ctx) {
     if (!verdict.ok) return sendError(req, reply, verdict.refusal.code, verdict.refusal.detail);
     req.desk = verdict.desk;
     req.merchant = verdict.merchant;
+    req.catalogVersions = verdict.versions;
   };
 }

@@ -23,6 +23,8 @@ export interface CascadeOptions {
   approved: boolean;
   /** A provider turnover cap this order would exceed, or null: such providers are skipped. */
   providerCap?: (providerId: string) => Promise<string | null>;
+  /** The providers catalogue version read at authentication: providers kept at that version are used without a read. */
+  providersVersion?: number;
   /** Random source for the half-open share; injectable for tests. */
   random?: () => number;
   /**
@@ -73,7 +75,7 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
   const deadline = ctx.clock.now() + CASCADE_BUDGET_MS;
   const random = opts.random ?? Math.random;
   const providerTimeoutMs = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
-  const { rows, views } = await loadProviderViews(ctx);
+  const { rows, views } = await loadProviderViews(ctx, opts.providersVersion);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const list = candidates(views, { approved: opts.approved, method: o.method, rail: o.rail, currency: o.currency, amount: o.amount });
   let capDetail: string | null = null;

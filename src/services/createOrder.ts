@@ -7,6 +7,7 @@ import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import { runCascade } from '../providers/cascade.js';
 import type { Queryable } from '../store/db.js';
+import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { DeskRow } from '../store/desks.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { Cap } from '../domain/turnover.js';
@@ -118,11 +119,11 @@ async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
 }
 
 /** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. Answers the create fields. */
-export async function createOrder(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>) {
-  return createView(await createOrderRow(ctx, desk, merchant, body));
+export async function createOrder(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null) {
+  return createView(await createOrderRow(ctx, desk, merchant, body, versions));
 }
 
-async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>): Promise<OrderRow> {
+async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null): Promise<OrderRow> {
   const parsed = parseCreateOrder(body);
   if (!parsed.ok) refuse(parsed.refusal);
   const req = parsed.value;
@@ -162,6 +163,7 @@ async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, bo
     },
     {
       approved,
+      providersVersion: versions?.providers,
       providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(order.settledAmount), 'provider', caps),
     },
   );

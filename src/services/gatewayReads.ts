@@ -3,7 +3,8 @@ import { isMethod, isRailless, railServesCurrency, type Method } from '../domain
 import { fmt8 } from '../domain/money.js';
 import { priceCurrency, type Pricing } from '../domain/pricing.js';
 import { methodsPicture } from '../domain/providers.js';
-import { getRates, listCurrencies, type CurrencyRow, type RateRow } from '../store/currencies.js';
+import { readCatalogVersions, type CatalogVersions } from '../store/catalogVersions.js';
+import { listCurrencies, listRates, type CurrencyRow, type RateRow } from '../store/currencies.js';
 import type { DeskRow } from '../store/desks.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { loadProviderViews } from '../providers/catalog.js';
@@ -24,10 +25,33 @@ export function pricingOf(ctx: Ctx, c: CurrencyRow | null, r: RateRow | undefine
   );
 }
 
-export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefined) {
+interface CurrencySnapshot {
+  version: number;
+  currencies: Map<string, CurrencyRow>;
+  rates: Map<string, RateRow>;
+}
+
+/** The last currencies and rates read per context, with the catalogue version they were read at. */
+const currencySnapshots = new WeakMap<Ctx, CurrencySnapshot>();
+
+/**
+ * Every currency with its rate. Given the currencies catalogue version that authentication read,
+ * the rows kept at that same version are used without a read. A fresh read takes the version
+ * first, so rows are never kept under a version newer than they are.
+ */
+async function currenciesAt(ctx: Ctx, atVersion: number | undefined): Promise<Pick<CurrencySnapshot, 'currencies' | 'rates'>> {
+  const kept = currencySnapshots.get(ctx);
+  if (kept && atVersion !== undefined && kept.version === atVersion) return kept;
+  const { currencies: version } = await readCatalogVersions(ctx.db);
+  const [currencies, rates] = await Promise.all([listCurrencies(ctx.db), listRates(ctx.db)]);
+  const snap = { version, currencies: new Map(currencies.map((c) => [c.code, c])), rates: new Map(rates.map((r) => [r.code, r])) };
+  currencySnapshots.set(ctx, snap);
+  return snap;
+}
+
+export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefined, versions?: CatalogVersions | null) {
   const codes = filter === undefined ? desk.currencies : desk.currencies.filter((c) => c === filter);
-  const [currencies, rates] = await Promise.all([listCurrencies(ctx.db, codes), getRates(ctx.db, codes)]);
-  const byCode = new Map(currencies.map((c) => [c.code, c]));
+  const { currencies: byCode, rates } = await currenciesAt(ctx, versions?.currencies);
   return {
     settlement: 'USD',
     rates: codes.map((code) => {
@@ -48,9 +72,9 @@ export function deskRails(desk: DeskRow): (string | null)[] {
   return desk.rails;
 }
 
-export async function methodsFor(ctx: Ctx, desk: DeskRow, merchant?: MerchantRow | null) {
+export async function methodsFor(ctx: Ctx, desk: DeskRow, merchant?: MerchantRow | null, versions?: CatalogVersions | null) {
   const m = merchant ?? (await getMerchant(ctx.db, desk.merchant_id));
-  const { views } = await loadProviderViews(ctx);
+  const { views } = await loadProviderViews(ctx, versions?.providers);
   const approved = m?.status === 'Active';
   // An account under review with the sandbox off has no provider at all until approval.
   const usable = approved || (m?.status === 'UnderReview' && m.sandbox) ? views : [];

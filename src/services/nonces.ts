@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { claimNonce, pruneNonces } from '../store/nonces.js';
+import { claimNonceWithDesk, type DeskAtAuth } from '../store/desks.js';
 import { AppError } from '../domain/errors.js';
 
 export const REDIS_DOWN = 'shared request memory (Redis) is unavailable; retry shortly';
@@ -14,6 +15,11 @@ export interface NonceStore {
   claim(deskKey: string, nonce: string): Promise<boolean>;
   /** Drops expired entries; returns how many. */
   prune(): Promise<number>;
+  /**
+   * Where the memory is the database: reads the desk and its merchant and claims the nonce in one
+   * statement, the claim only while the desk's sealed secret is still `sealedSecret`.
+   */
+  claimWithDesk?(deskKey: string, nonce: string, sealedSecret: string): Promise<(DeskAtAuth & { claimed: boolean }) | null>;
 }
 
 export function dbNonceStore(db: Db, clock: Clock): NonceStore {
@@ -24,6 +30,10 @@ export function dbNonceStore(db: Db, clock: Clock): NonceStore {
     },
     prune() {
       return pruneNonces(db, new Date(clock.now()));
+    },
+    claimWithDesk(deskKey, nonce, sealedSecret) {
+      const now = clock.now();
+      return claimNonceWithDesk(db, deskKey, nonce, sealedSecret, new Date(now), new Date(now + NONCE_MEMORY_MS));
     },
   };
 }

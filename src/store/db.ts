@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 
@@ -31,6 +32,26 @@ const INT8 = 20;
 pg.types.setTypeParser(NUMERIC, (v: string) => v);
 pg.types.setTypeParser(INT8, (v: string) => Number(v));
 
+/**
+ * Statements with parameters run as named (prepared) statements: each connection parses and plans
+ * a statement once and then only binds values. Names come from the statement text; past
+ * `PREPARED_MAX` distinct texts the rest run unnamed, so generated SQL cannot grow every
+ * connection's memory without bound.
+ */
+const PREPARED_MAX = 500;
+const preparedNames = new Map<string, string>();
+
+function statement(sql: string, params: readonly unknown[] | undefined): string | pg.QueryConfig {
+  if (!params || params.length === 0) return sql;
+  let name = preparedNames.get(sql);
+  if (name === undefined) {
+    if (preparedNames.size >= PREPARED_MAX) return { text: sql, values: params as unknown[] };
+    name = `pg_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    preparedNames.set(sql, name);
+  }
+  return { name, text: sql, values: params as unknown[] };
+}
+
 export function openPg(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
@@ -38,7 +59,7 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
   const db: Db = {
     kind: 'pg',
     async query(sql, params) {
-      const r = await pool.query(sql, params as unknown[]);
+      const r = await pool.query(statement(sql, params) as pg.QueryConfig);
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
     },
     async exec(sql) {
@@ -50,7 +71,7 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
         await client.query('BEGIN');
         const q: Queryable = {
           async query(sql, params) {
-            const r = await client.query(sql, params as unknown[]);
+            const r = await client.query(statement(sql, params) as pg.QueryConfig);
             return { rows: r.rows, rowCount: r.rowCount ?? 0 };
           },
           async exec(sql) {

@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import type { MerchantRow } from './merchants.js';
 
 export interface DeskRow {
@@ -105,18 +106,69 @@ export async function listDesks(q: Queryable, f: { merchantId: string | null; be
  * Authentication's one read: the desk by its key with its merchant, so every later step of the
  * request (the account checks of order creation, the balance) works from this row.
  */
-export async function getDeskWithMerchantByKey(q: Queryable, key: string): Promise<{ desk: DeskRow; merchant: MerchantRow } | null> {
-  const { rows } = await q.query<DeskRow & { m_name: string; m_status: MerchantRow['status']; m_status_before_block: MerchantRow['status'] | null; m_block_reason: string | null; m_sandbox: boolean; m_balance: string; m_created_at: Date }>(
-    `SELECT d.*, m.name AS m_name, m.status AS m_status, m.status_before_block AS m_status_before_block, m.block_reason AS m_block_reason,
-            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at
-       FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1`,
-    [key],
-  );
-  const r = rows[0];
-  if (!r) return null;
-  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, ...desk } = r;
+// The catalogue versions ride along, so cached providers and currencies are checked by the same read.
+const DESK_WITH_MERCHANT = `SELECT d.*, m.name AS m_name, m.status AS m_status, m.status_before_block AS m_status_before_block, m.block_reason AS m_block_reason,
+            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at, ${CATALOG_VERSIONS_SQL}
+       FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1`;
+
+type DeskMerchantRow = DeskRow & {
+  m_name: string;
+  m_status: MerchantRow['status'];
+  m_status_before_block: MerchantRow['status'] | null;
+  m_block_reason: string | null;
+  m_sandbox: boolean;
+  m_balance: string;
+  m_created_at: Date;
+  v_providers: number;
+  v_currencies: number;
+};
+
+/** What authentication reads: the desk, its merchant, and the catalogue versions of that moment. */
+export interface DeskAtAuth {
+  desk: DeskRow;
+  merchant: MerchantRow;
+  versions: CatalogVersions;
+}
+
+function splitDeskMerchant(r: DeskMerchantRow): DeskAtAuth {
+  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, v_providers, v_currencies, ...desk } = r;
   return {
     desk,
     merchant: { id: desk.merchant_id, name: m_name, status: m_status, status_before_block: m_status_before_block, block_reason: m_block_reason, sandbox: m_sandbox, balance: m_balance, created_at: m_created_at },
+    versions: { providers: v_providers, currencies: v_currencies },
   };
+}
+
+export async function getDeskWithMerchantByKey(q: Queryable, key: string): Promise<DeskAtAuth | null> {
+  const { rows } = await q.query<DeskMerchantRow>(DESK_WITH_MERCHANT, [key]);
+  return rows[0] ? splitDeskMerchant(rows[0]) : null;
+}
+
+/**
+ * Authentication in one statement once the signature was checked against a remembered secret:
+ * the desk and its merchant as they are now, and the nonce claimed (as `claimNonce` does) only
+ * if the desk's sealed secret is still the one the signature was checked with. A rotation in
+ * between leaves the nonce unclaimed and shows the new secret, so the caller checks again.
+ */
+export async function claimNonceWithDesk(
+  q: Queryable,
+  key: string,
+  nonce: string,
+  sealedSecret: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<(DeskAtAuth & { claimed: boolean }) | null> {
+  const { rows } = await q.query<DeskMerchantRow & { claimed: number }>(
+    `WITH dm AS (${DESK_WITH_MERCHANT}),
+     n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT $1, $2, $5 FROM dm WHERE dm.secret_enc = $3
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $4
+       RETURNING 1)
+     SELECT dm.*, (SELECT count(*) FROM n)::int AS claimed FROM dm`,
+    [key, nonce, sealedSecret, now, expiresAt],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const { claimed, ...row } = r;
+  return { ...splitDeskMerchant(row), claimed: claimed === 1 && row.secret_enc === sealedSecret };
 }

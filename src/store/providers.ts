@@ -64,17 +64,22 @@ export async function setPausedManual(q: Queryable, id: string, paused: boolean)
 }
 
 
-/** Providers in priority order, each with its circuits, in one statement (the cascade and the methods picture read this on every request). */
-export async function listProvidersWithCircuits(q: Queryable): Promise<{ providers: ProviderRow[]; circuits: CircuitRow[] }> {
-  const { rows } = await q.query<ProviderRow & { circuits: CircuitRow[] | null }>(
+/**
+ * Providers in priority order, each with its circuits, in one statement (the cascade and the
+ * methods picture read this on every request), with the providers catalogue version they are at
+ * (null when there is no provider).
+ */
+export async function listProvidersWithCircuits(q: Queryable): Promise<{ providers: ProviderRow[]; circuits: CircuitRow[]; version: number | null }> {
+  const { rows } = await q.query<ProviderRow & { circuits: CircuitRow[] | null; v_catalog: number }>(
     `SELECT p.*, (SELECT json_agg(json_build_object('provider_id', c.provider_id, 'method', c.method, 'rail', c.rail, 'state', c.state, 'updated_at', c.updated_at))
-                    FROM provider_circuits c WHERE c.provider_id = p.id) AS circuits
+                    FROM provider_circuits c WHERE c.provider_id = p.id) AS circuits,
+            (SELECT version FROM catalog_versions WHERE name = 'providers') AS v_catalog
        FROM providers p ORDER BY p.priority, p.id`,
   );
   const circuits: CircuitRow[] = [];
-  const providers = rows.map(({ circuits: cs, ...p }) => {
+  const providers = rows.map(({ circuits: cs, v_catalog: _v, ...p }) => {
     for (const c of cs ?? []) circuits.push({ ...c, updated_at: new Date(c.updated_at) });
     return p as ProviderRow;
   });
-  return { providers, circuits };
+  return { providers, circuits, version: rows[0]?.v_catalog ?? null };
 }

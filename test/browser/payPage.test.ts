@@ -25,7 +25,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function open(url: string, o: { viewport?: { width: number; height: number }; js?: boolean; headers?: Record<string, string> } = {}) {
+async function open(url: string, o: { viewport?: { width: number; height: number }; js?: boolean; headers?: Record<string, string>; fakeTimers?: boolean } = {}) {
   const context: BrowserContext = await browser.newContext({
     viewport: o.viewport ?? PHONE,
     javaScriptEnabled: o.js ?? true,
@@ -34,6 +34,8 @@ async function open(url: string, o: { viewport?: { width: number; height: number
     timezoneId: 'Asia/Almaty',
   });
   const page = await context.newPage();
+  // The page's polls and redirects wait seconds of real time; a test moves the page's clock instead.
+  if (o.fakeTimers) await page.clock.install();
   const seen = watch(page);
   const res = await page.goto(h.origin + url);
   return { context, page, seen, status: res?.status() };
@@ -180,16 +182,19 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
   it('switches to success by itself after the payment, then leads on to successUrl', async () => {
     const successUrl = `${h.origin}/healthz?shop=thanks`;
     const o = await createOrder(h, CASES[0]!, { successUrl });
-    const { context, page, seen } = await open(`/pay/${o.id}`, { viewport: DESKTOP });
+    const { context, page, seen } = await open(`/pay/${o.id}`, { viewport: DESKTOP, fakeTimers: true });
     try {
       await page.waitForSelector('#countdown');
       await admin(h.app, 'POST', `/orders/${o.id}/simulate-payment`);
+      await page.clock.runFor(4_000);
       await page.waitForSelector('.state-completed', { timeout: 15_000 });
       expect(await page.locator('#state h2').textContent()).toBe('Payment received');
       expect(await page.locator('#detail-phone').count()).toBe(0);
       expect(await page.content()).not.toContain(o.payment.phone);
       await commonChecks(page, seen);
       await screenshot(page, 'completed-desktop');
+      expect(page.url()).not.toBe(successUrl);
+      await page.clock.runFor(10_000);
       await page.waitForURL(successUrl, { timeout: 15_000 });
     } finally {
       await context.close();
@@ -215,11 +220,12 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
 
   it('says "expired" when time runs out, live and on a fresh load, and shows no details', async () => {
     const o = await createOrder(h, CASES[1]!, { lifetimeMinutes: 5 });
-    const { context, page, seen } = await open(`/pay/${o.id}`);
+    const { context, page, seen } = await open(`/pay/${o.id}`, { fakeTimers: true });
     try {
       await page.waitForSelector('#countdown');
       h.clock.advance(6 * 60_000);
       await expireDueOrders(h.ctx, 100);
+      await page.clock.runFor(4_000);
       await page.waitForSelector('.state-expired', { timeout: 15_000 });
       const text = (await page.locator('main').textContent())!;
       expect(text).toContain('expired');
@@ -243,16 +249,19 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     const failUrl = `${h.origin}/healthz?shop=failed`;
     const c = CASES[0]!;
     const o = await createOrder(h, c, { failUrl });
-    const { context, page, seen } = await open(`/pay/${o.id}`, { viewport: DESKTOP });
+    const { context, page, seen } = await open(`/pay/${o.id}`, { viewport: DESKTOP, fakeTimers: true });
     try {
       await page.waitForSelector('#countdown');
       const cancelled = await signed(h, await deskFor(h, c), `/gw/v1/orders/${o.id}/cancel`, { method: 'POST', body: '{"reason":"out of stock"}' });
       expect(cancelled.statusCode, cancelled.body).toBe(200);
+      await page.clock.runFor(4_000);
       await page.waitForSelector('.state-cancelled', { timeout: 15_000 });
       expect(await page.locator('#state h2').textContent()).toBe('This payment was cancelled');
       expect(await page.locator('#to-shop').getAttribute('href')).toBe(failUrl);
       await commonChecks(page, seen);
       await screenshot(page, 'cancelled-desktop');
+      expect(page.url()).not.toBe(failUrl);
+      await page.clock.runFor(10_000);
       await page.waitForURL(failUrl, { timeout: 20_000 });
     } finally {
       await context.close();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
-import { bareEnv, freePort, killChildren, run, STARTUP_MS, waitStatus } from '../helpers/process.js';
+import { bareEnv, freePort, killChildren, runAsNpmStart, STARTUP_MS, waitStatus } from '../helpers/process.js';
 
 // The process contract an operator relies on: one process per embedded database, an exit 0 on
 // SIGTERM, health and metrics where the README says, --help that starts nothing.
@@ -21,7 +21,7 @@ describe('one embedded database, one process', () => {
   it('a second process on the same DATA_DIR refuses, naming it and the running pid; a kill -9 leaves no lock behind', async () => {
     const port = await freePort();
     const metricsPort = await freePort();
-    const first = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) }));
+    const first = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) }));
     await waitStatus(`http://127.0.0.1:${port}/readyz`, first);
 
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -32,7 +32,7 @@ describe('one embedded database, one process', () => {
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^paygate_/m);
 
-    const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(await freePort()), DATA_DIR: dataDir }));
+    const second = runAsNpmStart(['serve'], bareEnv({ PORT: String(await freePort()), DATA_DIR: dataDir }));
     const code = await second.exit;
     expect(code).not.toBe(0);
     expect(second.stderr()).toContain(`DATA_DIR ${dataDir}`);
@@ -41,7 +41,7 @@ describe('one embedded database, one process', () => {
 
     first.child.kill('SIGKILL');
     await first.exit;
-    const third = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    const third = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
     await waitStatus(`http://127.0.0.1:${port}/healthz`, third);
     third.child.kill('SIGTERM');
     expect(await third.exit).toBe(0);
@@ -53,7 +53,7 @@ describe('graceful shutdown', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-term-'));
     try {
       const port = await freePort();
-      const p = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '5' }));
+      const p = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '5' }));
       await waitStatus(`http://127.0.0.1:${port}/readyz`, p);
       // Requests in flight when the signal arrives are answered.
       const inFlight = Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status));
@@ -64,7 +64,7 @@ describe('graceful shutdown', () => {
       expect(p.stdout()).toMatch(/"msg":"stopped"/);
       await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
       // Nothing left holding DATA_DIR.
-      const again = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dataDir }));
+      const again = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: dataDir }));
       expect(await again.exit, again.stderr()).toBe(0);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -75,17 +75,17 @@ describe('graceful shutdown', () => {
 describe('command line', () => {
   it('--help prints the commands and starts nothing', async () => {
     const port = await freePort();
-    const p = run(['src/main.ts', '--help'], bareEnv({ PORT: String(port), DATA_DIR: '/nonexistent/never-created' }));
+    const p = runAsNpmStart(['--help'], bareEnv({ PORT: String(port), DATA_DIR: '/nonexistent/never-created' }));
     expect(await p.exit).toBe(0);
     expect(p.stdout()).toMatch(/serve \[--role api\|worker\|all\]/);
     expect(p.stdout()).toMatch(/migrate/);
-    const q = run(['src/main.ts', 'serve', '--help'], bareEnv({ PORT: String(port) }));
+    const q = runAsNpmStart(['serve', '--help'], bareEnv({ PORT: String(port) }));
     expect(await q.exit).toBe(0);
     expect(q.stdout()).toMatch(/Usage: paygate/);
   }, STARTUP_MS);
 
   it('a bad CALLBACK_ALLOWLIST names the variable', async () => {
-    const p = run(['src/main.ts', 'serve'], bareEnv({ CALLBACK_ALLOWLIST: '10.0.0.0/99', DATA_DIR: '/nonexistent/never-created' }));
+    const p = runAsNpmStart(['serve'], bareEnv({ CALLBACK_ALLOWLIST: '10.0.0.0/99', DATA_DIR: '/nonexistent/never-created' }));
     expect(await p.exit).not.toBe(0);
     expect(p.stderr()).toMatch(/^paygate: CALLBACK_ALLOWLIST: /m);
   }, STARTUP_MS);
@@ -98,7 +98,7 @@ describe('graceful shutdown under load', () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const env = bareEnv({ PORT: String(port), DATA_DIR: dataDir });
-      const first = run(['src/main.ts', 'serve'], env);
+      const first = runAsNpmStart(['serve'], env);
       await waitStatus(`${base}/healthz`, first);
       const key = /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(first.stderr())![1];
       const secret = /desk secret:\s+(\S+)/.exec(first.stderr())![1];
@@ -134,7 +134,7 @@ describe('graceful shutdown under load', () => {
       // Whatever was not acknowledged was refused or cut off, never half-answered.
       for (const r of results) expect([0, 201, 429, 503]).toContain(r.status);
 
-      const second = run(['src/main.ts', 'serve'], env);
+      const second = runAsNpmStart(['serve'], env);
       await waitStatus(`${base}/healthz`, second);
       for (const id of acknowledged) {
         const ts = String(Math.floor(Date.now() / 1000));

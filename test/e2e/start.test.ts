@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
-import { bareEnv, freePort, killChildren, run, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
+import { bareEnv, freePort, killChildren, run, runAsNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
 
 // A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
 // The process is the real one, spoken to over real sockets.
@@ -34,7 +34,7 @@ describe('first start, restart and refusal of the real process', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-'));
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    first = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    first = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
     await waitHealthy(base, first);
   }, STARTUP_MS + 10_000);
 
@@ -122,6 +122,7 @@ describe('first start, restart and refusal of the real process', () => {
 
   it('a restart on the same DATA_DIR prints nothing new and keeps keys, token and nonce memory', async () => {
     expect(await stop(first)).toBe(0);
+    // the restart runs the sources through the TypeScript loader, as `npm run dev` does
     const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
     await waitHealthy(base, second);
     expect(second.stderr()).not.toContain('ADMIN_TOKEN=');
@@ -146,7 +147,7 @@ describe('first start, restart and refusal of the real process', () => {
   }, STARTUP_MS + 20_000);
 
   it('a bad PORT stops the start with a message naming PORT and a non-zero exit', async () => {
-    const p = run(['src/main.ts', 'serve'], bareEnv({ PORT: 'abc', DATA_DIR: dataDir }));
+    const p = runAsNpmStart(['serve'], bareEnv({ PORT: 'abc', DATA_DIR: dataDir }));
     const code = await p.exit;
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
@@ -157,10 +158,10 @@ describe('first start, restart and refusal of the real process', () => {
   it('`migrate` on a fresh DATA_DIR applies the schema, then reports it up to date', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paygate-e2e-migrate-'));
     try {
-      const a = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dir }));
+      const a = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: dir }));
       expect(await a.exit, a.stderr()).toBe(0);
       expect(a.stdout()).toMatch(/^applied: 0001_init\.sql/m);
-      const b = run(['src/main.ts', 'migrate'], bareEnv({ DATA_DIR: dir }));
+      const b = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: dir }));
       expect(await b.exit, b.stderr()).toBe(0);
       expect(b.stdout()).toMatch(/schema is up to date/);
     } finally {

@@ -38,8 +38,8 @@ export interface Proc {
 
 const children = new Set<ChildProcess>();
 
-export function run(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function run(args: string[], env: NodeJS.ProcessEnv, loader: string[] = ['--import', 'tsx']): Proc {
+  const child = spawn(process.execPath, [...loader, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';
@@ -47,6 +47,14 @@ export function run(args: string[], env: NodeJS.ProcessEnv): Proc {
   child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
   return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/**
+ * The server exactly as `npm start` runs it: `node dist/main.js` with the arguments and no loader,
+ * from the plain JavaScript that `npm start`'s prestart (here the suite's global setup) made.
+ */
+export function runAsNpmStart(args: string[], env: NodeJS.ProcessEnv): Proc {
+  return run(['dist/main.js', ...args], env, []);
 }
 
 /** Waits until `url` answers `status`; fails at once if the process exits first. */

@@ -154,8 +154,28 @@ describe('nonce memory and secrets', () => {
     const rot = json(await admin(h.app, 'POST', `/desks/${d.id}/secret`));
     expect(rot.result.secret).toMatch(/^sk_/);
     expect(rot.result.secret).not.toBe(d.secret);
+    const nonce = freshNonce();
+    expect(json(await signed(h, d, '/gw/v1/balance', { nonce })).fault.code).toBe('AUTH_FAILED');
+    // the refused request did not use up its nonce; the new secret works at once, and only once per nonce
+    const fresh = { key: d.key, secret: rot.result.secret };
+    expect((await signed(h, fresh, '/gw/v1/balance', { nonce })).statusCode).toBe(200);
+    expect(json(await signed(h, fresh, '/gw/v1/balance', { nonce })).fault.code).toBe('REPLAY_DETECTED');
     expect(json(await signed(h, d, '/gw/v1/balance')).fault.code).toBe('AUTH_FAILED');
-    expect((await signed(h, { key: d.key, secret: rot.result.secret }, '/gw/v1/balance')).statusCode).toBe(200);
+  });
+
+  it('a desk changed in the database by another instance is seen on the very next request', async () => {
+    const d = await provisionDesk(h.app);
+    expect((await signed(h, d, '/gw/v1/balance')).statusCode).toBe(200);
+    // Another instance rotates the secret: this one has never seen the new one.
+    const other = json(await admin(h.app, 'POST', `/desks/${d.id}/secret`)).result.secret as string;
+    const { rows } = await h.ctx.db.query<{ secret_enc: string }>('SELECT secret_enc FROM desks WHERE id = $1', [d.id]);
+    await h.ctx.db.query('UPDATE desks SET enabled = false WHERE id = $1', [d.id]);
+    expect(json(await signed(h, d, '/gw/v1/balance')).fault.code).toBe('AUTH_FAILED');
+    expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/methods')).result).toMatchObject({ available: false, reason: 'shop inactive' });
+    await h.ctx.db.query('UPDATE desks SET enabled = true, secret_enc = $2 WHERE id = $1', [d.id, rows[0]!.secret_enc]);
+    expect((await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).statusCode).toBe(200);
+    await h.ctx.db.query("UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
+    expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).result.available).toBe('1.50000000');
   });
 
   it('desk secrets are stored encrypted, never in plain text', async () => {

@@ -22,7 +22,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     gw.get(
       '/methods',
       { schema: routeSchema({ ...signed, tags: ['desk'], operationId: 'getMethods', summary: 'What the cash desk can accept now', ok: { status: 200, result: S.Methods, description: 'the live picture' }, errors: AUTH }) },
-      async (req, reply) => sendOk(req, reply, await methodsFor(ctx, req.desk!, req.merchant)),
+      async (req, reply) => sendOk(req, reply, await methodsFor(ctx, req.desk!, req.merchant, req.catalogVersions)),
     );
 
     gw.get(
@@ -39,7 +39,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           errors: [...AUTH, ...BODY],
         }),
       },
-      async (req, reply) => sendOk(req, reply, await ratesFor(ctx, req.desk!, req.query.currency)),
+      async (req, reply) => sendOk(req, reply, await ratesFor(ctx, req.desk!, req.query.currency, req.catalogVersions)),
     );
 
     gw.get(
@@ -73,7 +73,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         // 30 per 10 s per desk key, 5 queued; counted after authentication so nobody can spend a desk's quota.
         const admission = await ctx.limits.orderCreate.take(req.desk!.key);
         if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-        return sendOk(req, reply, await createOrder(ctx, req.desk!, req.merchant!, req.body), 201);
+        return sendOk(req, reply, await createOrder(ctx, req.desk!, req.merchant!, req.body, req.catalogVersions), 201);
       },
     );
 
