@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Ctx } from '../context.js';
+import { MAX_RECEIPT_BYTES, receiptTypeOf } from '../domain/receipts.js';
 import { appealOpening, isOverdue, slaDueAt, type AppealStatus } from '../domain/appealGuard.js';
 import { AppError } from '../domain/errors.js';
 import { fmt2, fmt8 } from '../domain/money.js';
@@ -8,6 +10,10 @@ import {
   countOverdueAppeals,
   getAppeal,
   getDeskAppeal,
+  getReceipt,
+  getReceiptMeta,
+  insertAppealReceipt,
+  listOrderAppeals,
   getOpenAppealForOrder,
   getReviewAppeal,
   insertOpenAppeal,
@@ -65,6 +71,8 @@ export interface OpenAppealInput {
   orderId: string;
   reason: string | null;
   evidenceUrl: string | null;
+  /** A receipt file (cabinet only): checked by content, stored with the appeal in its transaction. */
+  receipt?: { content: Buffer; fileName: string | null } | null;
 }
 
 /**
@@ -78,37 +86,54 @@ export async function openAppeal(ctx: Ctx, scope: OrderScope, input: OpenAppealI
 }
 
 export async function openAppealRow(ctx: Ctx, scope: OrderScope, input: OpenAppealInput): Promise<AppealRow> {
+  const receipt = input.receipt ? checkedReceipt(input.receipt) : null;
   const found = await findScopedOrder(ctx.db, scope, input.orderId);
   if (!found) throw new AppError('ORDER_NOT_FOUND', `no order ${input.orderId}`);
   return ctx.db.tx(async (q) => {
-    const o = (await getOrderById(q, found.id, { forUpdate: true }))!;
-    const step = appealOpening(o.status);
-    if (!step.ok) throw new AppError(step.refusal.code, step.refusal.detail);
-    if (step.value === 'existing') return existingOpenAppeal(q, o);
-
-    const nowMs = ctx.clock.now();
-    const now = new Date(nowMs);
-    const appeal = await insertOpenAppeal(q, {
-      id: newId('apl'),
-      orderId: o.id,
-      deskId: o.desk_id,
-      merchantId: o.merchant_id,
-      providerId: o.provider_id,
-      amount: fmt8(o.settled_amount),
-      reason: input.reason,
-      evidenceUrl: input.evidenceUrl,
-      slaDueAt: new Date(slaDueAt(nowMs, ctx.config.appealSlaHours)),
-      at: now,
-    });
-    // Only a writer that skipped the order lock could have got here first; its appeal is the one.
-    if (!appeal) return existingOpenAppeal(q, o);
-    const disputed = await transitionOrder(q, o.id, ORDER_ACTIONS.appeal.from, { status: 'Dispute', finishedAt: null }, now);
-    if (!disputed) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
-    await emitEvent(q, ctx, disputed, 'order.appealed');
-    ctx.metrics.orderTransitions.inc({ to: 'Dispute' });
-    await applyAppealGuard(q, o.provider_id);
+    const appeal = await openInTx(q, ctx, found.id, input);
+    // A repeat on an appeal that already has a receipt keeps the first one.
+    if (receipt) await insertAppealReceipt(q, { appealId: appeal.id, ...receipt, at: new Date(ctx.clock.now()) });
     return appeal;
   });
+}
+
+/** The receipt's type from its bytes and its size, or the refusal: a wrong type is 400, too large 413. */
+function checkedReceipt(r: { content: Buffer; fileName: string | null }) {
+  if (r.content.length > MAX_RECEIPT_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'receipt: the file is larger than 5 MiB');
+  const contentType = receiptTypeOf(r.content);
+  if (!contentType) throw new AppError('VALIDATION_ERROR', 'receipt: the file is not a PDF, PNG or JPEG');
+  const fileName = r.fileName ? r.fileName.replace(/[\u0000-\u001f\u007f]/g, '').slice(-200) || null : null;
+  return { contentType, fileName, content: r.content, sha256: createHash('sha256').update(r.content).digest('hex') };
+}
+
+async function openInTx(q: Queryable, ctx: Ctx, orderId: string, input: OpenAppealInput): Promise<AppealRow> {
+  const o = (await getOrderById(q, orderId, { forUpdate: true }))!;
+  const step = appealOpening(o.status);
+  if (!step.ok) throw new AppError(step.refusal.code, step.refusal.detail);
+  if (step.value === 'existing') return existingOpenAppeal(q, o);
+
+  const nowMs = ctx.clock.now();
+  const now = new Date(nowMs);
+  const appeal = await insertOpenAppeal(q, {
+    id: newId('apl'),
+    orderId: o.id,
+    deskId: o.desk_id,
+    merchantId: o.merchant_id,
+    providerId: o.provider_id,
+    amount: fmt8(o.settled_amount),
+    reason: input.reason,
+    evidenceUrl: input.evidenceUrl,
+    slaDueAt: new Date(slaDueAt(nowMs, ctx.config.appealSlaHours)),
+    at: now,
+  });
+  // Only a writer that skipped the order lock could have got here first; its appeal is the one.
+  if (!appeal) return existingOpenAppeal(q, o);
+  const disputed = await transitionOrder(q, o.id, ORDER_ACTIONS.appeal.from, { status: 'Dispute', finishedAt: null }, now);
+  if (!disputed) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
+  await emitEvent(q, ctx, disputed, 'order.appealed');
+  ctx.metrics.orderTransitions.inc({ to: 'Dispute' });
+  await applyAppealGuard(q, o.provider_id);
+  return appeal;
 }
 
 async function existingOpenAppeal(q: Queryable, o: OrderRow): Promise<AppealRow> {
@@ -201,4 +226,27 @@ export async function getAppealForReview(ctx: Ctx, id: string) {
   const r = await getReviewAppeal(ctx.db, id);
   if (!r) throw new AppError('APPEAL_NOT_FOUND', `no appeal ${id}`);
   return reviewView(r, ctx.clock.now());
+}
+
+/** The cabinet's appeal page: the merchant's appeal with its order and receipt; another merchant's is not found. */
+export async function getAppealForMerchant(ctx: Ctx, merchantId: string, id: string) {
+  const r = await getReviewAppeal(ctx.db, id, merchantId);
+  if (!r) throw new AppError('APPEAL_NOT_FOUND', `no appeal ${id}`);
+  const receipt = await getReceiptMeta(ctx.db, id);
+  return {
+    ...reviewView(r, ctx.clock.now()),
+    receipt: receipt ? { contentType: receipt.content_type, fileName: receipt.file_name, sizeBytes: receipt.size_bytes, sha256: receipt.sha256 } : null,
+  };
+}
+
+/** The receipt file for its download: the merchant's own (or any, for an operator with merchantId null). */
+export async function appealReceiptFile(ctx: Ctx, merchantId: string | null, appealId: string) {
+  const r = await getReceipt(ctx.db, appealId, merchantId);
+  if (!r) throw new AppError('NOT_FOUND', `no receipt for appeal ${appealId}`);
+  return { contentType: r.content_type, fileName: r.file_name, content: r.content };
+}
+
+/** The appeals of one of the merchant's orders, for its order page (the order is looked up in scope first). */
+export async function appealsOfOrder(ctx: Ctx, merchantId: string, orderId: string) {
+  return (await listOrderAppeals(ctx.db, orderId)).filter((a) => a.merchant_id === merchantId).map(appealView);
 }

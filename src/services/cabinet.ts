@@ -7,6 +7,18 @@ import { getDesk, type DeskRow } from '../store/desks.js';
 import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from '../store/merchants.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { endOtherSessions, type SessionInfo } from './sessions.js';
+import { checkSignIn } from './accounts.js';
+import {
+  beginEnrolment,
+  confirmEnrolment,
+  disableTwoFactor,
+  issueChallenge,
+  openChallenge,
+  pendingEnrolment,
+  regenerateRecoveryCodes,
+  twoFactorStatus,
+  verifySecondFactor,
+} from './twoFactor.js';
 
 /**
  * What the merchant cabinet needs beyond the shared services: self sign-up, the signed-in user's
@@ -73,3 +85,52 @@ export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current
   await setUserPassword(ctx.db, user.id, await hashPassword(next));
   return { ok: true, endedSessions: await endOtherSessions(ctx, session) };
 }
+
+// ---- two-factor sign-in (TOTP), the cabinet's side of services/twoFactor.ts
+
+export type SignInStep = { kind: 'refused' } | { kind: 'signed-in'; userId: string } | { kind: 'code'; challenge: string };
+
+/**
+ * The password step of sign-in: a user with two-factor on gets a short-lived challenge for the
+ * code form instead of a session; the same refusal for an unknown email and a wrong password.
+ */
+export async function cabinetSignIn(ctx: Ctx, email: string, password: string): Promise<SignInStep> {
+  const user = await checkSignIn(ctx, 'cabinet', email, password);
+  if (!user) return { kind: 'refused' };
+  const tf = await twoFactorStatus(ctx, 'cabinet', user.id);
+  return tf.enabled ? { kind: 'code', challenge: issueChallenge(ctx, 'cabinet', user.id) } : { kind: 'signed-in', userId: user.id };
+}
+
+export type CodeStep = { kind: 'expired' } | { kind: 'wrong'; challenge: string } | { kind: 'signed-in'; userId: string };
+
+/** The code step: the challenge must still be fresh, then a TOTP code or an unused recovery code. */
+export async function cabinetSignInCode(ctx: Ctx, challenge: string, code: string): Promise<CodeStep> {
+  const userId = openChallenge(ctx, 'cabinet', challenge);
+  if (!userId) return { kind: 'expired' };
+  return (await verifySecondFactor(ctx, 'cabinet', userId, code)) ? { kind: 'signed-in', userId } : { kind: 'wrong', challenge };
+}
+
+/** What the account page shows of two-factor sign-in, with the pending secret while enrolling. */
+export async function cabinetTwoFactor(ctx: Ctx, user: UserRow) {
+  const status = await twoFactorStatus(ctx, 'cabinet', user.id);
+  return { ...status, enrolment: status.pending ? await pendingEnrolment(ctx, 'cabinet', user.id, user.email) : null };
+}
+
+export const startTwoFactor = (ctx: Ctx, user: UserRow) => beginEnrolment(ctx, 'cabinet', user.id, user.email);
+
+/** The first code from the app turns two-factor on; the recovery codes come back once, or null for a wrong code. */
+export const confirmTwoFactor = (ctx: Ctx, user: UserRow, code: string) => confirmEnrolment(ctx, 'cabinet', user.id, code);
+
+export type PasswordGuarded<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Turning two-factor off or replacing the recovery codes asks for the password again: a left-open session is not enough. */
+async function withPassword<T>(ctx: Ctx, user: UserRow, password: string, act: () => Promise<T>): Promise<PasswordGuarded<T>> {
+  const fresh = await getUser(ctx.db, user.id);
+  if (!fresh || !(await verifyPassword(password, fresh.password_hash))) return { ok: false, message: 'The password is not right.' };
+  return { ok: true, value: await act() };
+}
+
+export const disableUserTwoFactor = (ctx: Ctx, user: UserRow, password: string) => withPassword(ctx, user, password, () => disableTwoFactor(ctx, 'cabinet', user.id));
+
+export const regenerateUserRecoveryCodes = (ctx: Ctx, user: UserRow, password: string) =>
+  withPassword(ctx, user, password, () => regenerateRecoveryCodes(ctx, 'cabinet', user.id));

@@ -1,7 +1,8 @@
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
-import { getDeskEvent, insertEvent, listDeskEvents, listOrderAttempts, type EventKind } from '../store/outbox.js';
+import { getDeskEvent, insertEvent, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
+import { insertAuditEntry } from '../store/audit.js';
 import { findDeskOrder, findScopedOrder, getOrderById, type OrderRow, type OrderScope } from '../store/orders.js';
 import { AppError } from '../domain/errors.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
@@ -103,4 +104,46 @@ export async function resendOrder(ctx: Ctx, scope: OrderScope, id: string) {
     const event = currentStateEvent(o);
     return { eventId: await emitEvent(q, ctx, o, event), event, orderId: o.id, status: o.status };
   });
+}
+
+/** The cabinet's callbacks page: failing deliveries across the merchant's desks, newest first. */
+export async function failingDeliveries(ctx: Ctx, merchantId: string, query: { before?: string; limit: number }) {
+  if (query.before !== undefined && !/^\d{1,18}$/.test(query.before)) throw new AppError('VALIDATION_ERROR', 'before: an event position');
+  const rows = await listFailingEvents(ctx.db, merchantId, query.before ? Number(query.before) : null, query.limit + 1);
+  const kept = rows.slice(0, query.limit);
+  return {
+    items: kept.map((e) => ({
+      eventId: e.id,
+      event: e.event,
+      orderId: e.order_id,
+      orderRef: e.order_ref,
+      deskId: e.desk_id,
+      url: e.url,
+      state: e.state,
+      attempts: e.attempts,
+      nextAttemptAt: e.state === 'pending' ? isoOrNull(e.next_attempt_at) : null,
+      createdAt: isoSeconds(e.created_at),
+      last: e.last_at
+        ? { outcome: e.last_outcome, httpCode: e.last_http_code, response: e.last_response, error: e.last_error, at: isoSeconds(e.last_at) }
+        : null,
+    })),
+    next: rows.length > query.limit && kept.length ? String(kept[kept.length - 1]!.seq) : null,
+  };
+}
+
+/**
+ * "Redeliver every failed event since a time": the merchant's failed and rejected events created
+ * since then are due again under their own ids; the worker records the new attempts. The request
+ * itself is recorded in the audit trail (actor: the user) in the same transaction.
+ */
+export async function redeliverFailed(ctx: Ctx, merchantId: string, actorId: string, since: Date) {
+  if (Number.isNaN(since.getTime())) throw new AppError('VALIDATION_ERROR', 'since: a date and time');
+  const now = new Date(ctx.clock.now());
+  if (since.getTime() > now.getTime()) throw new AppError('VALIDATION_ERROR', 'since: must not be in the future');
+  const eventIds = await ctx.db.tx(async (q) => {
+    const ids = await redeliverFailedSince(q, merchantId, since, now);
+    await insertAuditEntry(q, { at: now, actor: actorId, action: 'callbacks.redeliver', objectId: merchantId, outcome: 'ok', detail: `${ids.length} events since ${isoSeconds(since)}` });
+    return ids;
+  });
+  return { eventIds, since: isoSeconds(since) };
 }

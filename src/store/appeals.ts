@@ -163,3 +163,62 @@ export async function openAppealCountsByProvider(q: Queryable): Promise<Map<stri
   );
   return new Map(rows.map((r) => [r.provider_id, r.n]));
 }
+
+export interface ReceiptMeta {
+  appeal_id: string;
+  content_type: string;
+  file_name: string | null;
+  size_bytes: number;
+  sha256: string;
+  created_at: Date;
+}
+
+export interface ReceiptRow extends ReceiptMeta {
+  content: Buffer;
+}
+
+export interface NewReceipt {
+  appealId: string;
+  contentType: string;
+  fileName: string | null;
+  sha256: string;
+  content: Buffer;
+  at: Date;
+}
+
+/** The appeal's receipt; an appeal keeps the first one it was given (a repeat upload does nothing). */
+export async function insertAppealReceipt(q: Queryable, r: NewReceipt): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `INSERT INTO appeal_receipts (appeal_id, content_type, file_name, size_bytes, sha256, content, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (appeal_id) DO NOTHING`,
+    [r.appealId, r.contentType, r.fileName, r.content.length, r.sha256, r.content, r.at],
+  );
+  return rowCount === 1;
+}
+
+/** The receipt's description without its bytes, for pages that link to it. */
+export async function getReceiptMeta(q: Queryable, appealId: string): Promise<ReceiptMeta | null> {
+  const { rows } = await q.query<ReceiptMeta>(
+    'SELECT appeal_id, content_type, file_name, size_bytes, sha256, created_at FROM appeal_receipts WHERE appeal_id = $1',
+    [appealId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The receipt with its bytes, only when the appeal is the merchant's (any merchant's when null, for operators). */
+export async function getReceipt(q: Queryable, appealId: string, merchantId: string | null): Promise<ReceiptRow | null> {
+  const { rows } = await q.query<ReceiptRow>(
+    `SELECT r.* FROM appeal_receipts r JOIN appeals a ON a.id = r.appeal_id
+     WHERE r.appeal_id = $1 AND ($2::text IS NULL OR a.merchant_id = $2)`,
+    [appealId, merchantId],
+  );
+  const row = rows[0];
+  // PGlite hands bytea back as a Uint8Array, pg as a Buffer.
+  return row ? { ...row, content: Buffer.from(row.content) } : null;
+}
+
+/** Every appeal of one order, newest first (an order can be appealed again after a rejection). */
+export async function listOrderAppeals(q: Queryable, orderId: string): Promise<AppealRow[]> {
+  const { rows } = await q.query<AppealRow>(`${WITH_REF} WHERE a.order_id = $1 ORDER BY a.created_at DESC, a.id DESC`, [orderId]);
+  return rows;
+}

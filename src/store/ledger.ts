@@ -54,3 +54,55 @@ export async function withdraw(q: Queryable, w: { id: string; merchantId: string
   await postEntry(q, { merchantId: w.merchantId, orderId: null, kind: 'withdrawal', amount: `-${w.amount}`, reason: w.reference, at: w.at });
   return 'ok';
 }
+
+/** A ledger entry with what the balance page shows of its order. */
+export interface LedgerLine extends LedgerRow {
+  order_ref: string | null;
+}
+
+/** A page of the merchant's entries, newest first, keyset-paged back from the entry `beforeId`. */
+export async function listEntriesBefore(q: Queryable, merchantId: string, beforeId: number | null, limit: number): Promise<LedgerLine[]> {
+  const { rows } = await q.query<LedgerLine>(
+    `SELECT l.*, o.order_ref FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
+     WHERE l.merchant_id = $1 AND ($2::bigint IS NULL OR l.id < $2)
+     ORDER BY l.id DESC LIMIT $3`,
+    [merchantId, beforeId, limit],
+  );
+  return rows;
+}
+
+export interface DailyTotals {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** Settled USD of the orders credited that day. */
+  turnover: string;
+  credits: string;
+  reversals: string;
+  withdrawals: string;
+  adjustments: string;
+  net: string;
+}
+
+/** Per-UTC-day sums of the merchant's entries in [from, to), newest day first; days without entries are absent. */
+export async function dailyTotals(q: Queryable, merchantId: string, from: Date, to: Date): Promise<DailyTotals[]> {
+  const { rows } = await q.query<DailyTotals>(
+    `SELECT to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+            COALESCE(sum(o.settled_amount) FILTER (WHERE l.kind = 'credit'), 0)::numeric AS turnover,
+            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'credit'), 0)::numeric AS credits,
+            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'reversal'), 0)::numeric AS reversals,
+            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'withdrawal'), 0)::numeric AS withdrawals,
+            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'adjustment'), 0)::numeric AS adjustments,
+            sum(l.amount)::numeric AS net
+     FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
+     WHERE l.merchant_id = $1 AND l.created_at >= $2 AND l.created_at < $3
+     GROUP BY 1 ORDER BY 1 DESC`,
+    [merchantId, from, to],
+  );
+  return rows;
+}
+
+/** The order's ledger entries (its credit and any reversal), oldest first. */
+export async function listOrderEntries(q: Queryable, orderId: string): Promise<LedgerRow[]> {
+  const { rows } = await q.query<LedgerRow>('SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
+  return rows;
+}

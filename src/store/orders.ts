@@ -242,3 +242,19 @@ export async function orderSeq(q: Queryable, id: string): Promise<number | null>
   const { rows } = await q.query<{ seq: number }>('SELECT seq FROM orders WHERE id = $1', [id]);
   return rows[0]?.seq ?? null;
 }
+
+export interface TransitionRow {
+  id: number;
+  order_id: string;
+  from_status: string;
+  to_status: string;
+  sub_status: string | null;
+  reason: string | null;
+  at: Date;
+}
+
+/** The order's status changes, oldest first (recorded by the orders_status_history trigger). */
+export async function listOrderTransitions(q: Queryable, orderId: string): Promise<TransitionRow[]> {
+  const { rows } = await q.query<TransitionRow>('SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id', [orderId]);
+  return rows;
+}

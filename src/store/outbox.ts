@@ -217,3 +217,49 @@ export async function getDeskEvent(q: Queryable, deskId: string, id: string): Pr
   const { rows } = await q.query<OutboxRow>('SELECT * FROM outbox_events WHERE id = $1 AND desk_id = $2', [id, deskId]);
   return rows[0] ?? null;
 }
+
+/** An event whose delivery is failing, with its last attempt. */
+export interface FailingEventRow extends OutboxRow {
+  order_ref: string | null;
+  last_outcome: AttemptOutcome | null;
+  last_http_code: number | null;
+  last_response: string | null;
+  last_error: string | null;
+  last_at: Date | null;
+}
+
+/**
+ * The merchant's events that are not getting through: given up (`failed`), refused by the receiver
+ * (`rejected`), or still retrying after a failed attempt; newest first, keyset-paged by `seq`.
+ */
+export async function listFailingEvents(q: Queryable, merchantId: string, beforeSeq: number | null, limit: number): Promise<FailingEventRow[]> {
+  const { rows } = await q.query<FailingEventRow>(
+    `SELECT e.*, o.order_ref, a.outcome AS last_outcome, a.http_code AS last_http_code, a.response AS last_response, a.error AS last_error, a.at AS last_at
+     FROM outbox_events e
+     JOIN desks d ON d.id = e.desk_id AND d.merchant_id = $1
+     LEFT JOIN orders o ON o.id = e.order_id
+     LEFT JOIN LATERAL (SELECT * FROM callback_attempts ca WHERE ca.event_id = e.id ORDER BY ca.id DESC LIMIT 1) a ON true
+     WHERE (e.state IN ('failed', 'rejected') OR (e.state = 'pending' AND e.attempts > 0))
+       AND ($2::bigint IS NULL OR e.seq < $2)
+     ORDER BY e.seq DESC LIMIT $3`,
+    [merchantId, beforeSeq, limit],
+  );
+  return rows;
+}
+
+/**
+ * Every failed or rejected event of the merchant's desks created at or after `since` is due again
+ * now, under its own id: the delivery worker makes and records the new attempts (numbered on from
+ * the last). Returns the ids. The NOTIFY wakes an idle worker when the caller commits.
+ */
+export async function redeliverFailedSince(q: Queryable, merchantId: string, since: Date, now: Date): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE outbox_events e SET state = 'pending', next_attempt_at = $3, finished_at = NULL, locked_by = NULL, locked_at = NULL
+     FROM desks d
+     WHERE d.id = e.desk_id AND d.merchant_id = $1 AND e.state IN ('failed', 'rejected') AND e.created_at >= $2
+     RETURNING e.id`,
+    [merchantId, since, now],
+  );
+  if (rows.length > 0) await q.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  return rows.map((r) => r.id);
+}

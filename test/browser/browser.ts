@@ -144,3 +144,22 @@ export async function decodeQr(page: Page, selector: string): Promise<string | n
   const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
   return code?.data ?? null;
 }
+
+/** Fills the cabinet's new-desk form for a Classic desk (Sbp and C2c, RUB) with a callback URL. */
+export async function fillClassicDeskForm(page: Page, callbackUrl: string): Promise<void> {
+  const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
+  await classic.getByLabel('Sbp').check();
+  await classic.getByLabel('C2c').check();
+  await page.locator('input[name=currencies][value=RUB]').check();
+  await page.getByLabel(/Callback URL/).fill(callbackUrl);
+}
+
+/** The id, key and secret on the page that answers a desk's creation. */
+export async function createdDesk(page: Page): Promise<{ id: string; key: string; secret: string }> {
+  await page.locator('#desk-secret').waitFor();
+  return {
+    id: (await page.locator('#desk-id').textContent())!,
+    key: (await page.locator('#desk-key').textContent())!,
+    secret: (await page.locator('#desk-secret').textContent())!,
+  };
+}

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json, signed } from '../helpers/harness.js';
-import { axeViolations, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
+import { axeViolations, createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
 
 /*
  * The merchant cabinet in headless Chromium: from sign-up to the first simulated payment with
@@ -58,19 +58,10 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       expect(await page.locator('fieldset[data-method=Classic]').isVisible()).toBe(false);
       await page.selectOption('select[name=method]', 'Classic');
       expect(await page.locator('fieldset[data-method=CrossBorder]').isVisible()).toBe(false);
-      const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
-      await classic.getByLabel('Sbp').check();
-      await classic.getByLabel('C2c').check();
-      await page.locator('input[name=currencies][value=RUB]').check();
-      await page.getByLabel(/Callback URL/).fill('https://coffee.example/paygate');
+      await fillClassicDeskForm(page, 'https://coffee.example/paygate');
       await pageChecks(page, seen, 'desks');
       await page.getByRole('button', { name: 'Create cash desk' }).click();
-      await page.locator('#desk-secret').waitFor();
-      const desk = {
-        id: (await page.locator('#desk-id').textContent())!,
-        key: (await page.locator('#desk-key').textContent())!,
-        secret: (await page.locator('#desk-secret').textContent())!,
-      };
+      const desk = await createdDesk(page);
       expect(desk.id).toMatch(/^dsk_/);
       expect(await page.getByRole('button', { name: 'Copy the secret' }).isVisible()).toBe(true);
       await pageChecks(page, seen, 'desk-created');
@@ -106,9 +97,38 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       expect(text.split('\r\n')[0]).toBe('id,orderRef,createdAt,status,amount,currency,rate,settledUsd,commissionUsd,creditedUsd,deskId,method,rail,payerReference,finishedAt');
       expect(text).toContain(`${orderId},first-order,`);
 
+      // an appeal with a real file input: a cancelled order, the form on its page, the receipt kept
+      const cancelled = json(await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 990, rail: 'Sbp', orderRef: 'paid-late' }) })).result.id as string;
+      expect((await signed(h, desk, `/gw/v1/orders/${cancelled}/cancel`, { body: '{}' })).statusCode).toBeLessThan(300);
+      await page.goto(`${h.origin}/cabinet/orders/${cancelled}`);
+      await page.getByLabel(/What happened/).fill('Paid at 12:05 from Sberbank, the order had expired');
+      await page.getByLabel(/Evidence links/).fill('https://bank.example/statement/1');
+      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
+      await page.getByLabel(/Receipt/).setInputFiles({ name: 'statement.pdf', mimeType: 'application/pdf', buffer: png });
+      await pageChecks(page, seen, 'order-appeal-form');
+      await page.getByRole('button', { name: 'Open appeal' }).click();
+      await page.getByText('Appeal opened').waitFor();
+      expect(await page.locator('h1 .badge').textContent()).toBe('Open');
+      expect(await page.getByText('image/png').isVisible()).toBe(true);
+      await pageChecks(page, seen, 'appeal');
+      expect(json(await signed(h, desk, `/gw/v1/orders/${cancelled}`)).result.status).toBe('Dispute');
+      await page.getByRole('link', { name: 'Appeals', exact: true }).click();
+      await pageChecks(page, seen, 'appeals');
+
+      await page.getByRole('link', { name: 'Balance', exact: true }).click();
+      expect(await page.locator('svg[role=img]').isVisible()).toBe(true);
+      expect(await page.locator('.visually-hidden caption').textContent()).toContain('Turnover and credits');
+      await pageChecks(page, seen, 'balance');
+
+      await page.getByRole('link', { name: 'Callbacks', exact: true }).click();
+      await pageChecks(page, seen, 'callbacks');
+
       await page.getByRole('link', { name: 'Account' }).click();
       expect(await page.getByText('this browser').isVisible()).toBe(true);
       await pageChecks(page, seen, 'account');
+      await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+      expect(await page.getByRole('img', { name: /QR code of the two-factor secret/ }).isVisible()).toBe(true);
+      await pageChecks(page, seen, 'two-factor');
 
       await page.locator('header').getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${h.origin}/cabinet/sign-in`);

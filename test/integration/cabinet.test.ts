@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { base32Decode, hotp, totpStep } from '../../src/domain/totp.js';
+import { signMessage } from '../../src/signing.js';
+import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
 
 /*
  * The merchant cabinet over HTTP, as a browser uses it: cookies, forms with their CSRF token,
@@ -11,86 +14,7 @@ import { startReceiver } from '../helpers/receiver.js';
  */
 
 let h: Harness;
-let ipCounter = 0;
-
-/** A browser: a cookie jar, one client address, the CSRF token of the last page it read. */
-class Browser {
-  cookies = new Map<string, string>();
-  csrf: string | null = null;
-  readonly ip = `198.51.100.${++ipCounter}`;
-
-  private remember(res: LightMyRequestResponse) {
-    const set = res.headers['set-cookie'];
-    for (const line of ([] as string[]).concat(set ?? [])) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body);
-    if (token) this.csrf = token[1]!;
-    return res;
-  }
-
-  private cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  async get(url: string) {
-    return this.remember(await h.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() }, remoteAddress: this.ip }));
-  }
-
-  /** Posts a form; the page's token is added unless `csrf` says otherwise. */
-  async post(url: string, fields: [string, string][] = [], o: { csrf?: string | null; header?: string } = {}) {
-    const form = new URLSearchParams(fields);
-    const token = o.csrf === undefined ? this.csrf : o.csrf;
-    if (token !== null && o.header === undefined) form.set('_csrf', token!);
-    const headers: Record<string, string> = { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' };
-    if (o.header !== undefined) headers['x-csrf-token'] = o.header;
-    return this.remember(await h.app.inject({ method: 'POST', url, headers, payload: form.toString(), remoteAddress: this.ip }));
-  }
-}
-
-const PASSWORD = 'correct horse battery staple';
-let emailCounter = 0;
-
-async function signUp(company: string): Promise<{ b: Browser; email: string }> {
-  const b = new Browser();
-  const email = `owner${++emailCounter}@${company.toLowerCase().replace(/\W/g, '')}.example`;
-  expect((await b.get('/cabinet/sign-up')).statusCode).toBe(200);
-  const res = await b.post('/cabinet/sign-up', [['company', company], ['email', email], ['password', PASSWORD]]);
-  expect(res.statusCode, res.body).toBe(303);
-  expect(res.headers.location).toBe('/cabinet');
-  await b.get('/cabinet');
-  return { b, email };
-}
-
-const DESK_FORM: [string, string][] = [
-  ['method', 'Classic'],
-  ['rails', 'Sbp'],
-  ['rails', 'C2c'],
-  ['currencies', 'RUB'],
-  ['minUsd', '0'],
-  ['maxUsd', '0'],
-  ['callbackUrl', 'https://merchant.example/callbacks'],
-  ['callbacksEnabled', 'true'],
-];
-
-async function createDesk(b: Browser, form = DESK_FORM): Promise<DeskCreds> {
-  await b.get('/cabinet/desks');
-  const res = await b.post('/cabinet/desks', form);
-  expect(res.statusCode, res.body).toBe(201);
-  const pick = (id: string) => new RegExp(`id="${id}"[^>]*>([^<]+)<`).exec(res.body)![1]!;
-  return { id: pick('desk-id'), key: pick('desk-key'), secret: pick('desk-secret'), merchantId: '' };
-}
-
-async function order(desk: { key: string; secret: string }, body: Record<string, unknown> = { amount: 1500, rail: 'Sbp' }) {
-  const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify(body) });
-  expect(res.statusCode, res.body).toBe(201);
-  return json(res).result as { id: string };
-}
+const { Browser, signUp, createDesk, order } = cabinetKit(() => h);
 
 beforeAll(async () => {
   h = await createHarness({ env: { PUBLIC_BASE_URL: 'https://pay.example.test', CALLBACK_ALLOWLIST: '127.0.0.1' }, unlimitedOrders: true });
@@ -208,6 +132,105 @@ describe('callback attempts', () => {
       const page = (await b.get(`/cabinet/orders/${o.id}`)).body;
       expect(page).toContain('>delivered<');
       expect((await b.get('/cabinet')).body).toMatch(/Receive a callback[^<]*<\/span> <span class="badge ok">done/);
+    } finally {
+      await worker.close();
+      await rx.close();
+    }
+  });
+});
+
+describe('desk settings and test callback', () => {
+  it('edits rails, currencies, limits and the callback URL through the operator patch rules, and sends a signed test callback that is no order event', async () => {
+    const rx = await startReceiver();
+    try {
+      const { b } = await signUp('Settings Shop');
+      const desk = await createDesk(b);
+      const page = await b.get(`/cabinet/desks/${desk.id}`);
+      expect(page.body).toContain(`action="/cabinet/desks/${desk.id}/settings"`);
+      const settings = (over: Record<string, string>): [string, string][] => [
+        ['method', 'Upi'],
+        ['rails', 'Sbp'],
+        ['currencies', 'RUB'],
+        ['minUsd', over.minUsd ?? '5'],
+        ['maxUsd', over.maxUsd ?? '900.50'],
+        ['callbackUrl', over.callbackUrl ?? `${rx.url}/hook`],
+        ['callbacksEnabled', 'true'],
+      ];
+      // the same URL rules as the API: a private address is refused, the form keeps what was typed
+      const bad = await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ callbackUrl: 'http://10.0.0.1/cb' }));
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('INVALID_CALLBACK_URL');
+      expect(bad.body).toContain('value="http://10.0.0.1/cb"');
+      expect((await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ minUsd: '10', maxUsd: '5' }))).statusCode).toBe(400);
+      expect((await b.post(`/cabinet/desks/${desk.id}/settings`, settings({ minUsd: '1e3' }))).statusCode).toBe(400);
+      const saved = await b.post(`/cabinet/desks/${desk.id}/settings`, settings({}));
+      expect(saved.statusCode, saved.body).toBe(303);
+      const view = json(await admin(h.app, 'GET', `/desks/${desk.id}`)).result;
+      // the method stays the desk's for life whatever the form said
+      expect(view).toMatchObject({ method: 'Classic', rails: ['Sbp'], minUsd: '5.00000000', maxUsd: '900.50000000', callbackUrl: `${rx.url}/hook` });
+
+      await b.get(`/cabinet/desks/${desk.id}`);
+      rx.respond(() => ({ status: 418, body: `teapot <${'y'.repeat(400)}` }));
+      const tested = await b.post(`/cabinet/desks/${desk.id}/test-callback`);
+      expect(tested.statusCode).toBe(200);
+      expect(rx.hits).toHaveLength(1);
+      const hit = rx.hits[0]!;
+      expect(JSON.parse(hit.body.toString())).toMatchObject({ event: 'test.callback', test: true, deskId: desk.id });
+      const eventId = String(hit.headers['x-gate-event-id']);
+      expect(hit.headers['x-gate-sign']).toBe(signMessage(desk.secret, String(hit.headers['x-gate-ts']), eventId, hit.body));
+      expect(tested.body).toContain('>418<');
+      expect(tested.body).toContain(`teapot &lt;${'y'.repeat(292)}<`);
+      expect(tested.body).toMatch(/answered in \d+ ms/);
+      // never an order event: not in the events feed
+      const feed = json(await signed(h, desk, '/gw/v1/events')).result.events as { id: string }[];
+      expect(feed.map((e) => e.id)).not.toContain(eventId);
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+describe('failing callbacks and redelivery', () => {
+  it('lists failing deliveries across desks and redelivers every failed event since a time under the same event ids, recording new attempts', async () => {
+    const rx = await startReceiver();
+    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 300 });
+    try {
+      const { b } = await signUp('Redeliver Shop');
+      const desk = await createDesk(b, DESK_FORM.map(([k, v]) => [k, k === 'callbackUrl' ? `${rx.url}/cb` : v] as [string, string]));
+      const before = new Date(h.clock.now()).toISOString().slice(0, 16);
+      const o1 = await order(desk);
+      const o2 = await order(desk);
+      rx.respond(() => ({ status: 400, body: 'bad signature?' }));
+      for (const o of [o1, o2]) {
+        await b.get(`/cabinet/orders/${o.id}`);
+        await b.post(`/cabinet/orders/${o.id}/simulate-payment`);
+      }
+      while ((await worker.runOnce()) > 0);
+      const failing = await b.get('/cabinet/callbacks');
+      expect(failing.body).toContain(o1.id);
+      expect(failing.body).toContain(o2.id);
+      expect(failing.body).toContain('bad signature?');
+      const ids = [...failing.body.matchAll(/<span class="mono">(evt_[A-Za-z0-9]+)<\/span>/g)].map((m) => m[1]!).sort();
+      expect(ids).toHaveLength(2);
+
+      // another merchant sees none of it, and its redelivery touches none of it
+      const { b: other } = await signUp('Other Redeliver Shop');
+      expect((await other.get('/cabinet/callbacks')).body).not.toContain(o1.id);
+      await other.get('/cabinet/callbacks');
+      expect((await other.post('/cabinet/callbacks/redeliver', [['since', before]])).headers.location).toBe('/cabinet/callbacks?redelivered=0');
+
+      expect((await b.post('/cabinet/callbacks/redeliver', [['since', 'yesterday']])).statusCode).toBe(400);
+      rx.respond(() => ({ status: 200, body: 'ok' }));
+      const hitsBefore = rx.hits.length;
+      const r = await b.post('/cabinet/callbacks/redeliver', [['since', before]]);
+      expect(r.headers.location).toBe('/cabinet/callbacks?redelivered=2');
+      while ((await worker.runOnce()) > 0);
+      const again = rx.hits.slice(hitsBefore).map((x) => String(x.headers['x-gate-event-id'])).sort();
+      expect(again).toEqual(ids);
+      const log = (await b.get(`/cabinet/orders/${o1.id}`)).body;
+      expect(log).toContain('>rejected<');
+      expect(log).toContain('>delivered<');
+      expect((await b.get('/cabinet/callbacks')).body).toContain('Nothing is failing');
     } finally {
       await worker.close();
       await rx.close();
@@ -388,7 +411,7 @@ describe('account', () => {
 });
 
 describe('orders list and CSV', () => {
-  let b: Browser;
+  let b: CabinetBrowser;
   let desk: DeskCreds;
   beforeAll(async () => {
     ({ b } = await signUp('Csv Shop'));
@@ -458,6 +481,123 @@ describe('orders list and CSV', () => {
     const bad = await b.get('/cabinet/orders?from=yesterday');
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('From: must be an ISO 8601 date');
+  });
+});
+
+/** The merchant id of a cabinet merchant, as an operator finds it. */
+async function merchantIdOf(name: string): Promise<string> {
+  const list = json(await admin(h.app, 'GET', '/merchants?limit=500')).result.items as { id: string; name: string }[];
+  return list.find((m) => m.name === name)!.id;
+}
+
+describe('two-factor sign-in', () => {
+  it('enrols with the secret, then asks for a code after the password; a recovery code works once; turning off needs the password', async () => {
+    const { b, email } = await signUp('Totp Shop');
+    const account = await b.get('/cabinet/account');
+    expect(account.body).toContain('Turn on two-factor sign-in');
+    expect((await b.post('/cabinet/account/two-factor')).headers.location).toBe('/cabinet/account/two-factor');
+    const enrol = await b.get('/cabinet/account/two-factor');
+    expect(enrol.body).toContain('<svg');
+    const secret = base32Decode(/data-copy="two-factor key">([A-Z2-7 ]+)</.exec(enrol.body)![1]!.replace(/ /g, ''))!;
+    const code = (at = h.clock.now()) => hotp(secret, totpStep(at));
+
+    expect((await b.post('/cabinet/account/two-factor/confirm', [['code', '000000' === code() ? '111111' : '000000']])).statusCode).toBe(400);
+    const on = await b.post('/cabinet/account/two-factor/confirm', [['code', code()]]);
+    expect(on.statusCode).toBe(200);
+    const recovery = [...on.body.matchAll(/<li>([0-9a-f]{5}-[0-9a-f]{5})<\/li>/g)].map((m) => m[1]!);
+    expect(recovery).toHaveLength(10);
+    expect((await b.get('/cabinet/account')).body).toContain('10 of 10 recovery codes left');
+
+    // sign-in: the password alone gives no session, only the code form
+    const fresh = new Browser();
+    await fresh.get('/cabinet/sign-in');
+    const step1 = await fresh.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]]);
+    expect(step1.statusCode).toBe(200);
+    expect(fresh.cookies.has('pg_cabinet')).toBe(false);
+    expect(step1.body).toContain('name="challenge"');
+    const challenge = /name="challenge" value="([^"]+)"/.exec(step1.body)![1]!;
+    h.clock.advance(31_000);
+    const wrong = await fresh.post('/cabinet/sign-in/code', [['challenge', challenge], ['code', '12345x']]);
+    expect(wrong.statusCode).toBe(401);
+    expect(fresh.cookies.has('pg_cabinet')).toBe(false);
+    const good = await fresh.post('/cabinet/sign-in/code', [['challenge', challenge], ['code', code()]]);
+    expect(good.statusCode).toBe(303);
+    expect(good.headers.location).toBe('/cabinet');
+    expect(fresh.cookies.has('pg_cabinet')).toBe(true);
+
+    // a recovery code signs in once; a forged or stale challenge leads back to the password
+    const viaRecovery = new Browser();
+    await viaRecovery.get('/cabinet/sign-in');
+    const c2 = /name="challenge" value="([^"]+)"/.exec((await viaRecovery.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).body)![1]!;
+    expect((await viaRecovery.post('/cabinet/sign-in/code', [['challenge', c2], ['code', recovery[0]!]])).statusCode).toBe(303);
+    const again = new Browser();
+    await again.get('/cabinet/sign-in');
+    const c3 = /name="challenge" value="([^"]+)"/.exec((await again.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).body)![1]!;
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', c3], ['code', recovery[0]!]])).statusCode).toBe(401);
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', `${c3}x`], ['code', recovery[1]!]])).headers.location).toBe('/cabinet/sign-in?expired=1');
+    h.clock.advance(6 * 60_000);
+    expect((await again.post('/cabinet/sign-in/code', [['challenge', c3], ['code', recovery[1]!]])).statusCode).toBe(303);
+    expect(again.cookies.has('pg_cabinet')).toBe(false);
+
+    // new recovery codes and turning off both want the password
+    await b.get('/cabinet/account');
+    expect((await b.post('/cabinet/account/two-factor/disable', [['password', 'not the password']])).statusCode).toBe(400);
+    const regenerated = await b.post('/cabinet/account/two-factor/recovery-codes', [['password', PASSWORD]]);
+    expect(regenerated.statusCode).toBe(200);
+    expect(regenerated.body).not.toContain(recovery[1]!);
+    await b.get('/cabinet/account');
+    expect((await b.post('/cabinet/account/two-factor/disable', [['password', PASSWORD]])).headers.location).toBe('/cabinet/account?done=two-factor-off');
+    const plain = new Browser();
+    await plain.get('/cabinet/sign-in');
+    expect((await plain.post('/cabinet/sign-in', [['email', email], ['password', PASSWORD]])).statusCode).toBe(303);
+  });
+
+  it('counts code guesses against the sign-in limit of 10 a minute per address', async () => {
+    const guesser = new Browser();
+    await guesser.get('/cabinet/sign-in');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await guesser.post('/cabinet/sign-in/code', [['challenge', 'usr_x.1.y'], ['code', '123456']])).statusCode);
+    expect(statuses.slice(0, 10).every((s) => s === 303)).toBe(true);
+    expect(statuses[10]).toBe(429);
+  });
+});
+
+describe('balance', () => {
+  it('shows the available balance, credits linked to their orders, a withdrawal made through the admin API, totals per day and the 30-day chart', async () => {
+    const { b } = await signUp('Balance Shop');
+    const desk = await createDesk(b);
+    const o = await order(desk);
+    await b.get(`/cabinet/orders/${o.id}`);
+    expect((await b.post(`/cabinet/orders/${o.id}/simulate-payment`)).statusCode).toBe(303);
+    const available = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
+    expect(Number(available)).toBeGreaterThan(1);
+
+    const merchantId = await merchantIdOf('Balance Shop');
+    const w = await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '1.25', reference: 'payout <#1>' });
+    expect(w.statusCode, w.body).toBe(201);
+    const after = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
+
+    const orderPage = (await b.get(`/cabinet/orders/${o.id}`)).body;
+    expect(orderPage).toContain('<strong>Created → Completed</strong>');
+    expect(orderPage).toMatch(/<strong>Credited<\/strong> <span class="muted">\d+\.\d{8} USD/);
+
+    const page = await b.get('/cabinet/balance');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(after);
+    expect(page.body).toContain('Withdrawal');
+    expect(page.body).toContain('-1.25000000');
+    expect(page.body).toContain('payout &lt;#1&gt;');
+    expect(page.body).toContain(`href="/cabinet/orders/${o.id}"`);
+    expect(page.body).toContain('<svg viewBox');
+    expect(page.body).toContain('role="img"');
+    expect(page.body).toContain('<th scope="row">2026-01-15</th>');
+
+    // another merchant sees none of it
+    const { b: other } = await signUp('Other Balance Shop');
+    const theirs = await other.get('/cabinet/balance');
+    expect(theirs.body).not.toContain('payout');
+    expect(theirs.body).not.toContain(o.id);
+    expect((await b.get('/cabinet/balance?before=x')).statusCode).toBe(400);
   });
 });
 

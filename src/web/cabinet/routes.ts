@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
-import { checkSignIn } from '../../services/accounts.js';
-import { changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
+import { cabinetSignIn, changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
+import { sendTestCallback } from '../../services/testCallback.js';
+import { orderPageExtras } from '../../services/orderTimeline.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
@@ -15,7 +16,15 @@ import type { OrderRow } from '../../store/orders.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
 import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
-import { CABINET, cabinetSessionHook, SESSION_COOKIE, type CabinetRequest } from './session.js';
+import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
+import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
+import { appealRoutes } from './appeals.js';
+import { balanceRoutes } from './balance.js';
+import { callbackRoutes } from './callbacks.js';
+import { signInCodeRoute, twoFactorCardOf, twoFactorRoutes } from './twoFactor.js';
+import { signInCodePage } from './twoFactorView.js';
+import { orderAppealsSection, timelineSection } from './appealsView.js';
+import { html } from '../html.js';
 import {
   accountPage,
   deskCreatedPage,
@@ -33,19 +42,12 @@ import {
   type DeskForm,
   type OrderDetail,
   type OrderFilters,
-  type OrderLine,
 } from './view.js';
 
 /** Orders per list page; the CSV export takes up to 200 (web spec). */
 const ORDERS_PAGE = 50;
 const CSV_MAX_ROWS = 200;
 
-const NOT_FOUND_CODES = new Set(['DESK_NOT_FOUND', 'ORDER_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'NOT_FOUND']);
-
-const cab = (req: FastifyRequest): CabinetRequest => req.cabinet!;
-const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
-const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
-const str = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
 /**
  * The merchant cabinet (web spec, "Merchant cabinet"): sign-up and sign-in in front, the pages and
@@ -57,7 +59,9 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get('/cabinet/sign-in', async (req, reply) => {
     const csrf = preSessionToken(ctx, CABINET, req, reply);
-    return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen() }));
+    // After a sign-in code step that took too long: the password step starts again.
+    const notice = query(req).expired === '1' ? 'The sign-in step took too long. Enter your password again.' : null;
+    return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen(), notice }));
   });
 
   app.post('/cabinet/sign-in', async (req, reply) => {
@@ -67,13 +71,16 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const email = str(form.get('email'), 320);
-    const user = await checkSignIn(ctx, 'cabinet', email, form.get('password') ?? '');
-    if (!user) {
+    const step = await cabinetSignIn(ctx, email, form.get('password') ?? '');
+    if (step.kind === 'refused') {
       const csrf = preSessionToken(ctx, CABINET, req, reply);
       return sendPage(reply, 401, signInPage({ csrf, email, failed: true, signupOpen: signupOpen() }));
     }
-    return enterSession(ctx, CABINET, req, reply, user.id);
+    if (step.kind === 'code') return sendPage(reply, 200, signInCodePage({ csrf: preSessionToken(ctx, CABINET, req, reply), challenge: step.challenge, failed: false }));
+    return enterSession(ctx, CABINET, req, reply, step.userId);
   });
+
+  signInCodeRoute(app, ctx);
 
   app.get('/cabinet/sign-up', async (req, reply) => {
     if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
@@ -105,19 +112,17 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (err instanceof AppError && req.cabinet) {
         if (NOT_FOUND_CODES.has(err.code)) return sendPage(reply, 404, messagePage(cab(req), 'Not found', 'There is nothing here, or it belongs to another account.'));
         if (err.code === 'VALIDATION_ERROR') return sendPage(reply, 400, messagePage(cab(req), 'Check the form', sentence(err.detail)));
+        if (err.code === 'PAYLOAD_TOO_LARGE') return sendPage(reply, 413, messagePage(cab(req), 'File too large', sentence(err.detail)));
         return sendPage(reply, 409, messagePage(cab(req), 'Not possible now', sentence(err.detail)));
       }
       return handleError(err, req, reply);
     });
     registerSignedIn(signedIn, ctx);
+    appealRoutes(signedIn, ctx);
+    balanceRoutes(signedIn, ctx);
+    twoFactorRoutes(signedIn, ctx);
+    callbackRoutes(signedIn, ctx);
   });
-}
-
-/** A service detail ("password: too short") as a sentence for a person. */
-function sentence(detail: string | null): string {
-  if (!detail) return 'That is not possible now.';
-  const s = detail.replace(/^(\w+): /, (_m, field: string) => `${field[0]!.toUpperCase()}${field.slice(1)}: `);
-  return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
 function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
@@ -139,14 +144,18 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   app.get('/cabinet/account', async (req, reply) => {
     const c = cab(req);
     const done = query(req).done;
-    const notice = done === 'password' ? 'Password changed. Every other session has been signed out.' : done === 'revoked' ? 'That session is signed out.' : null;
-    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null));
+    const notice =
+      done === 'password' ? 'Password changed. Every other session has been signed out.'
+      : done === 'revoked' ? 'That session is signed out.'
+      : done === 'two-factor-off' ? 'Two-factor sign-in is off.'
+      : null;
+    return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null, await twoFactorCardOf(ctx, c)));
   });
 
   app.post('/cabinet/account/password', async (req, reply) => {
     const c = cab(req);
     const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
-    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message));
+    if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message, await twoFactorCardOf(ctx, c)));
     return seeOther(reply, '/cabinet/account?done=password');
   });
 
@@ -171,18 +180,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const f = deskFormOf(c.form);
     try {
-      const problem = deskFormProblem(f);
-      if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      const d = await createDesk(ctx, c.merchant.id, {
-        method: f.method,
-        rails: f.rails,
-        currencies: f.currencies,
-        minUsd: f.minUsd,
-        maxUsd: f.maxUsd,
-        callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
-        callbacksEnabled: f.callbacksEnabled,
-        tariffId: null,
-      });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f), tariffId: null });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
@@ -196,8 +194,37 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
     const picture = await methodsFor(ctx, desk, c.merchant);
     const done = query(req).done;
-    const notice = done === 'on' ? 'The desk is on: it takes new orders.' : done === 'off' ? 'The desk is off: new orders answer SHOP_INACTIVE.' : null;
-    return sendPage(reply, 200, deskPage(c, deskView(desk), picture, notice));
+    const notice =
+      done === 'on' ? 'The desk is on: it takes new orders.'
+      : done === 'off' ? 'The desk is off: new orders answer SHOP_INACTIVE.'
+      : done === 'saved' ? 'Settings saved. New orders use them at once.'
+      : null;
+    const view = deskView(desk);
+    return sendPage(reply, 200, deskPage(c, view, picture, notice, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test: null }));
+  });
+
+  app.post('/cabinet/desks/:deskId/settings', async (req, reply) => {
+    const c = cab(req);
+    const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    // The method is the desk's for life, whatever the form says.
+    const f = { ...deskFormOf(c.form), method: desk.method };
+    try {
+      await patchDesk(ctx, desk.id, deskFields(f));
+      return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
+    } catch (err) {
+      if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
+      const picture = await methodsFor(ctx, desk, c.merchant);
+      const extras = { form: f, currencies: await enabledCurrencies(), error: `${sentence(err.detail)} (${err.code})`, test: null };
+      return sendPage(reply, ERROR_STATUS[err.code] === 409 ? 409 : 400, deskPage(c, deskView(desk), picture, null, extras));
+    }
+  });
+
+  app.post('/cabinet/desks/:deskId/test-callback', async (req, reply) => {
+    const c = cab(req);
+    const test = await sendTestCallback(ctx, c.merchant.id, param(req, 'deskId'));
+    const desk = await merchantDesk(ctx, c.merchant.id, test.deskId);
+    const view = deskView(desk);
+    return sendPage(reply, 200, deskPage(c, view, await methodsFor(ctx, desk, c.merchant), null, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test }));
   });
 
   app.post('/cabinet/desks/:deskId/enabled', async (req, reply) => {
@@ -225,7 +252,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const before = str(query(req).before, 64) || undefined;
     try {
       const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filters), before, limit: ORDERS_PAGE });
-      return sendPage(reply, 200, ordersPage(c, { filters, lines: page.items.map(orderLine), next: page.hasMore ? page.next : null, desks, error: null }));
+      return sendPage(reply, 200, ordersPage(c, { filters, lines: page.items.map(orderDetail), next: page.hasMore ? page.next : null, desks, error: null }));
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
       return sendPage(reply, 400, ordersPage(c, { filters, lines: [], next: null, desks, error: sentence(err.detail) }));
@@ -254,7 +281,8 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
       : null;
-    return sendPage(reply, 200, orderPage(c, orderDetail(o), await orderCallbackLog(ctx, { merchantId: c.merchant.id }, o.id), notice));
+    const { attempts, appeals, timeline } = await orderPageExtras(ctx, c.merchant.id, o.id);
+    return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
   });
 
   app.post('/cabinet/orders/:orderId/resend', async (req, reply) => {
@@ -295,12 +323,31 @@ function deskFormOf(form: URLSearchParams): DeskForm {
   };
 }
 
+/** The settings form as the desk has them now. */
+function storedDeskForm(d: ReturnType<typeof deskView>): DeskForm {
+  return { method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
+}
+
 function deskFormProblem(f: DeskForm): string | null {
   if (!DECIMAL_USD.test(f.minUsd)) return 'minUsd: a decimal amount in USD, such as 10 or 10.50';
   if (!DECIMAL_USD.test(f.maxUsd)) return 'maxUsd: a decimal amount in USD, such as 500 or 0 for no limit';
   if (f.currencies.length === 0) return 'currencies: choose at least one currency';
   if (f.rails.length > 50 || f.currencies.length > 50) return 'rails: too many values';
   return null;
+}
+
+/** The desk fields of the form, checked, as the operator API's create and patch take them (a refusal is VALIDATION_ERROR). */
+function deskFields(f: DeskForm) {
+  const problem = deskFormProblem(f);
+  if (problem) throw new AppError('VALIDATION_ERROR', problem);
+  return {
+    rails: f.rails,
+    currencies: f.currencies,
+    minUsd: f.minUsd,
+    maxUsd: f.maxUsd,
+    callbackUrl: f.callbackUrl === '' ? null : f.callbackUrl,
+    callbacksEnabled: f.callbacksEnabled,
+  };
 }
 
 /** Filters from the query string; a malformed one is shown back to be corrected, never dropped silently. */
@@ -314,31 +361,13 @@ function listQuery(f: OrderFilters) {
   return { status: f.status || undefined, deskId: f.desk || undefined, from: f.from || undefined, to: f.to || undefined, q: f.q || undefined };
 }
 
-function orderLine(o: OrderRow): OrderLine {
-  const v = orderView(o);
-  return {
-    id: v.id,
-    orderRef: v.orderRef,
-    createdAt: v.createdAt,
-    status: v.status,
-    amount: v.amount,
-    currency: v.currency,
-    settledUsd: v.settled.amount,
-    creditedUsd: v.credited.amount,
-    deskId: o.desk_id,
-    method: v.method,
-    rail: v.rail,
-    sandbox: o.sandbox,
-  };
-}
-
 function orderDetail(o: OrderRow): OrderDetail {
   const v = orderView(o);
   return { ...v, deskId: o.desk_id, sandbox: o.sandbox };
 }
 
 function csvRow(o: OrderRow): OrderCsvRow {
-  const v = orderView(o);
+  const v = orderDetail(o);
   return {
     id: v.id,
     orderRef: v.orderRef,
@@ -350,7 +379,7 @@ function csvRow(o: OrderRow): OrderCsvRow {
     settledUsd: v.settled.amount,
     commissionUsd: v.commission.amount,
     creditedUsd: v.credited.amount,
-    deskId: o.desk_id,
+    deskId: v.deskId,
     method: v.method,
     rail: v.rail,
     payerReference: v.payerReference,

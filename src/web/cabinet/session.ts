@@ -3,7 +3,8 @@ import { cabinetAccount } from '../../services/cabinet.js';
 import type { SessionInfo } from '../../services/sessions.js';
 import type { UserRow } from '../../store/accounts.js';
 import type { MerchantRow } from '../../store/merchants.js';
-import { sessionHook, type SurfaceCookies } from '../session.js';
+import { uploadFields } from '../multipart.js';
+import { formOf, sessionHook, type SurfaceCookies } from '../session.js';
 
 export { cookieHeader, formOf, readCookie, setCookies } from '../session.js';
 
@@ -36,5 +37,7 @@ export function cabinetSessionHook(ctx: Ctx) {
     (req, s) => {
       req.cabinet = { session: s.session, user: s.account.user, merchant: s.account.merchant, csrf: s.csrf, form: s.form };
     },
+    // An upload form is multipart: its `_csrf` field is checked like any other form's.
+    (req) => uploadFields(req) ?? formOf(req),
   );
 }

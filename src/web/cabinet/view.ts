@@ -8,21 +8,21 @@ import type { CabinetRequest } from './session.js';
  * through `html` (escaped); every form carries the hidden `_csrf` input of the session.
  */
 
-export type Section = 'home' | 'desks' | 'orders' | 'account' | null;
+export type Section = 'home' | 'desks' | 'orders' | 'appeals' | 'callbacks' | 'balance' | 'account' | null;
 
 export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
-export function cabinetPage(c: CabinetRequest, title: string, section: Section, body: Interpolation): Html {
+export function cabinetPage(c: CabinetRequest, title: string, section: Section, body: Interpolation, extraStyles: readonly string[] = []): Html {
   const link = (href: string, s: Section, label: string) => html`<a href="${href}"${s === section ? html` aria-current="page"` : ''}>${label}</a>`;
   return document({
     lang: 'en',
     title: `${title} · Paygate cabinet`,
-    styles: ['cabinet.css'],
+    styles: ['cabinet.css', ...extraStyles],
     scripts: ['cabinet.js'],
     body: html`<a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/cabinet">Paygate</a>
-<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/account', 'account', 'Account')}</nav>
+<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/appeals', 'appeals', 'Appeals')}${link('/cabinet/callbacks', 'callbacks', 'Callbacks')}${link('/cabinet/balance', 'balance', 'Balance')}${link('/cabinet/account', 'account', 'Account')}</nav>
 <div class="who"><span>${c.merchant.name} · ${c.user.email}</span>
 <form class="inline" method="post" action="/cabinet/sign-out">${csrfInput(c.csrf)}<button class="link" type="submit">Sign out</button></form></div>
 </div></header>
@@ -38,10 +38,11 @@ export function publicPage(title: string, body: Interpolation): Html {
   return document({ lang: 'en', title: `${title} · Paygate cabinet`, styles: ['cabinet.css'], body: html`<main id="main" class="narrow">${body}</main>` });
 }
 
-export function signInPage(o: { csrf: string; email: string; failed: boolean; signupOpen: boolean }): Html {
+export function signInPage(o: { csrf: string; email: string; failed: boolean; signupOpen: boolean; notice?: string | null }): Html {
   return publicPage(
     'Sign in',
     html`<h1>Sign in to your cabinet</h1>
+${o.notice ? html`<p class="notice info" role="status">${o.notice}</p>` : ''}
 ${o.failed ? html`<p class="notice bad" role="alert" id="sign-in-error">Wrong email or password.</p>` : ''}
 <form class="card stack" method="post" action="/cabinet/sign-in">${csrfInput(o.csrf)}
 <label>Email <input type="email" name="email" autocomplete="username" required value="${o.email}"${o.failed ? html` aria-describedby="sign-in-error"` : ''}></label>
@@ -189,18 +190,24 @@ function deskState(d: DeskView): Html {
   return html`<span class="badge ok">On</span>`;
 }
 
-function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm): Html {
-  const railBoxes = METHODS.filter((m) => CATALOGUE[m].length > 0).map(
-    (m) => html`<fieldset data-method="${m}"><legend>${m} rails</legend>${CATALOGUE[m].map(
+/** The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for life). */
+function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm, editId: string | null = null): Html {
+  const methods = editId ? METHODS.filter((m) => m === f.method) : METHODS;
+  const railBoxes = methods.filter((m) => CATALOGUE[m].length > 0).map(
+    (m) => html`<fieldset${editId ? '' : html` data-method="${m}"`}><legend>${m} rails</legend>${CATALOGUE[m].map(
       (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`,
     )}</fieldset>`,
   );
-  return html`<form class="card stack" method="post" action="/cabinet/desks" id="new-desk">${csrfInput(c.csrf)}
-<h2>New cash desk</h2>
-<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
-<select name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>
+  // A currency the desk has but the platform no longer enables stays ticked, so saving keeps it.
+  const codes = [...new Set([...currencies, ...f.currencies])];
+  return html`<form class="card stack" method="post" action="${editId ? `/cabinet/desks/${editId}/settings` : '/cabinet/desks'}"${editId ? html` id="edit-desk"` : html` id="new-desk"`}>${csrfInput(c.csrf)}
+<h2>${editId ? 'Change settings' : 'New cash desk'}</h2>
+${editId
+  ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>`
+  : html`<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
+<select name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>`}
 ${railBoxes}
-<fieldset><legend>Currencies</legend>${currencies.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : currencies.map(
+<fieldset><legend>Currencies</legend>${codes.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : codes.map(
     (code) => html`<label><input type="checkbox" name="currencies" value="${code}"${f.currencies.includes(code) ? html` checked` : ''}> ${code}</label>`,
   )}</fieldset>
 <div class="filters">
@@ -213,7 +220,7 @@ ${railBoxes}
 <fieldset><legend>Callbacks</legend>
 <label><input type="radio" name="callbacksEnabled" value="true"${f.callbacksEnabled ? html` checked` : ''}> Send</label>
 <label><input type="radio" name="callbacksEnabled" value="false"${!f.callbacksEnabled ? html` checked` : ''}> Do not send (read the events feed instead)</label></fieldset>
-<div><button type="submit">Create cash desk</button></div>
+<div><button type="submit">${editId ? 'Save settings' : 'Create cash desk'}</button></div>
 </form>`;
 }
 
@@ -267,7 +274,40 @@ export interface MethodsPicture {
   rails: { rail: string | null; currencies: { code: string; min: number; max: number }[] }[];
 }
 
-export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture, notice: string | null): Html {
+export interface DeskExtras {
+  /** The settings form, as stored or as typed back after a refusal. */
+  form: DeskForm;
+  currencies: readonly string[];
+  error: string | null;
+  test: TestCallbackView | null;
+}
+
+export interface TestCallbackView {
+  eventId: string;
+  url: string;
+  sentAt: string;
+  durationMs: number;
+  outcome: string;
+  httpCode: number | null;
+  response: string | null;
+  error: string | null;
+}
+
+function testResult(t: TestCallbackView): Html {
+  const ok = t.outcome === 'delivered';
+  return html`<section class="card" aria-labelledby="test-h" id="test-result"><h2 id="test-h">Test callback result</h2>
+<p role="status">${ok ? html`<span class="badge ok">Delivered</span> your server answered 200.` : html`<span class="badge bad">Not delivered</span> ${t.httpCode === null ? 'no answer.' : 'a real callback would be ' + (t.outcome === 'retry' ? 'retried.' : 'given up.')}`}</p>
+<dl class="fields">
+<dt>URL</dt><dd class="mono">${t.url}</dd>
+<dt>Sent</dt><dd>${utc(t.sentAt)}, answered in ${t.durationMs} ms</dd>
+<dt>Event id</dt><dd class="mono">${t.eventId}</dd>
+<dt>HTTP code</dt><dd>${t.httpCode ?? '—'}</dd>
+<dt>Answer (first 300 characters)</dt><dd class="wrap mono">${t.response ?? t.error ?? '—'}</dd>
+</dl>
+<p class="hint">A test is signed like a real callback but its body says <code>"event": "test.callback"</code>; it is not an order event, is not retried and is not in the events feed.</p></section>`;
+}
+
+export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture, notice: string | null, extras: DeskExtras | null = null): Html {
   const limit = (v: string) => (/^0(\.0+)?$/.test(v) ? 'no limit' : `${v} USD`);
   return cabinetPage(
     c,
@@ -301,9 +341,13 @@ ${picture.rails.flatMap((r) => r.currencies.map((cur) => html`<tr><td>${r.rail ?
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/enabled">${csrfInput(c.csrf)}<input type="hidden" name="enabled" value="${d.enabled ? 'false' : 'true'}">
 <button type="submit" class="${d.enabled ? 'danger' : ''}">${d.enabled ? 'Turn the desk off' : 'Turn the desk on'}</button></form>
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/secret">${csrfInput(c.csrf)}<button type="submit" class="secondary">Issue a new secret</button></form>
+${d.callbackUrl ? html`<form class="inline" method="post" action="/cabinet/desks/${d.id}/test-callback">${csrfInput(c.csrf)}<button type="submit" class="secondary">Send a test callback</button></form>` : ''}
 <a href="/cabinet/orders?desk=${d.id}">Orders of this desk</a>
 </div>
-<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>`,
+<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>
+${extras?.test ? testResult(extras.test) : ''}
+${extras?.error ? html`<p class="notice bad" role="alert">${extras.error}</p>` : ''}
+${extras ? deskForm(c, extras.currencies, extras.form, d.id) : ''}`,
   );
 }
 
@@ -319,20 +363,8 @@ export interface OrderFilters {
   q: string;
 }
 
-export interface OrderLine {
-  id: string;
-  orderRef: string | null;
-  createdAt: string;
-  status: string;
-  amount: string;
-  currency: string;
-  settledUsd: string;
-  creditedUsd: string;
-  deskId: string;
-  method: string;
-  rail: string | null;
-  sandbox: boolean;
-}
+/** A line of the orders list: the order page's shape. */
+export type OrderLine = OrderDetail;
 
 /** The filters as a query string (no CSRF token: links to lists and exports carry none). */
 export function filterQuery(f: OrderFilters, extra: Record<string, string> = {}): string {
@@ -367,7 +399,7 @@ ${o.error ? html`<p class="notice bad" role="alert">${o.error}</p>` : ''}
 ${o.lines.length === 0
   ? html`<p class="card">No order matches.</p>`
   : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">orderRef</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Settled, USD</th><th scope="col">Credited, USD</th><th scope="col">Method</th><th scope="col">Desk</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
-${o.lines.map((l) => html`<tr><td><a class="mono" href="/cabinet/orders/${l.id}">${l.id}</a>${l.sandbox ? html` <span class="badge">test</span>` : ''}</td><td class="mono">${l.orderRef ?? '—'}</td><td>${statusBadge(l.status)}</td><td class="num">${l.amount} ${l.currency}</td><td class="num">${l.settledUsd}</td><td class="num">${l.creditedUsd}</td><td>${l.method}${l.rail ? ` / ${l.rail}` : ''}</td><td class="mono">${l.deskId}</td><td>${utc(l.createdAt)}</td></tr>`)}
+${o.lines.map((l) => html`<tr><td><a class="mono" href="/cabinet/orders/${l.id}">${l.id}</a>${l.sandbox ? html` <span class="badge">test</span>` : ''}</td><td class="mono">${l.orderRef ?? '—'}</td><td>${statusBadge(l.status)}</td><td class="num">${l.amount} ${l.currency}</td><td class="num">${l.settled.amount}</td><td class="num">${l.credited.amount}</td><td>${l.method}${l.rail ? ` / ${l.rail}` : ''}</td><td class="mono">${l.deskId}</td><td>${utc(l.createdAt)}</td></tr>`)}
 </tbody></table></div>`}
 <nav class="pager" aria-label="Pages">${f.status || f.desk || f.from || f.to || f.q ? html`<a href="/cabinet/orders">Clear filters</a>` : ''}${o.next ? html`<a href="/cabinet/orders${filterQuery(f, { before: o.next })}" rel="next">Older orders →</a>` : ''}</nav>`,
   );
@@ -405,7 +437,7 @@ export interface Attempt {
   at: string;
 }
 
-export function orderPage(c: CabinetRequest, o: OrderDetail, attempts: readonly Attempt[], notice: { kind: 'ok' | 'bad'; text: string } | null): Html {
+export function orderPage(c: CabinetRequest, o: OrderDetail, attempts: readonly Attempt[], notice: { kind: 'ok' | 'bad'; text: string } | null, more: Interpolation = null): Html {
   const canSimulate = o.sandbox && (o.status === 'Created' || o.status === 'Payed' || o.status === 'Dispute');
   return cabinetPage(
     c,
@@ -436,6 +468,7 @@ ${o.cancelReason ? html`<dt>Cancel reason</dt><dd>${o.cancelReason}</dd>` : ''}
 ${canSimulate ? html`<form class="inline" method="post" action="/cabinet/orders/${o.id}/simulate-payment">${csrfInput(c.csrf)}<button type="submit">Simulate payment</button></form>` : ''}
 <form class="inline" method="post" action="/cabinet/orders/${o.id}/resend">${csrfInput(c.csrf)}<button type="submit" class="secondary">Resend callback</button></form>
 </div><p class="hint">Resend posts the order's current state to your callback URL as a new event with a new event id.${o.sandbox ? '' : ' Live orders are completed by the payment itself.'}</p></section>
+${more}
 <section class="card" aria-labelledby="cb-h"><h2 id="cb-h">Callback attempts</h2>
 ${attempts.length === 0
   ? html`<p class="muted">No delivery attempt yet.</p>`
@@ -457,7 +490,7 @@ export interface SessionLine {
   current: boolean;
 }
 
-export function accountPage(c: CabinetRequest, sessions: readonly SessionLine[], notice: string | null, error: string | null): Html {
+export function accountPage(c: CabinetRequest, sessions: readonly SessionLine[], notice: string | null, error: string | null, more: Interpolation = null): Html {
   return cabinetPage(
     c,
     'Account',
@@ -479,6 +512,7 @@ ${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 <div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Last seen (UTC)</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
 ${sessions.map((s) => html`<tr><td class="wrap">${s.userAgent ?? 'unknown'}${s.current ? html` <span class="badge ok">this browser</span>` : ''}</td><td class="mono">${s.ip ?? '—'}</td><td>${utc(s.lastSeenAt)}</td>
 <td>${s.current ? '' : html`<form class="inline" method="post" action="/cabinet/account/sessions/${s.id}/revoke">${csrfInput(c.csrf)}<button type="submit" class="secondary">Sign out</button></form>`}</td></tr>`)}
-</tbody></table></div></section></div>`,
+</tbody></table></div></section></div>
+${more}`,
   );
 }

@@ -1,0 +1,111 @@
+import type { appealView } from '../../services/appeals.js';
+import { html, type Html } from '../html.js';
+import { cabinetPage, csrfInput, utc } from './view.js';
+import type { CabinetRequest } from './session.js';
+
+/** Appeal pages of the cabinet: the list, one appeal with its receipt, and the form that opens one. */
+
+/** An appeal as the API shows it, with the review's overdue mark where the list has it. */
+export type AppealLine = ReturnType<typeof appealView> & { overdue?: boolean };
+
+export interface AppealDetail extends AppealLine {
+  order: { id: string; status: string; amount: string; currency: string };
+  receipt: { contentType: string; fileName: string | null; sizeBytes: number; sha256: string } | null;
+}
+
+export function appealBadge(status: string): Html {
+  const cls = status === 'Accepted' ? 'ok' : status === 'Rejected' ? 'bad' : status === 'Open' ? 'warn' : '';
+  return html`<span class="badge ${cls}">${status}</span>`;
+}
+
+/** The upload form: multipart, so the receipt travels with the fields; `_csrf` first, so it is read even when the file is too large. */
+export function appealForm(c: CabinetRequest, orderId: string | null): Html {
+  return html`<form class="card stack" method="post" action="/cabinet/appeals" enctype="multipart/form-data">${csrfInput(c.csrf)}
+<h2 id="appeal-form-h">Open an appeal</h2>
+<p class="hint">For an order your customer paid but that closed without a credit. The order moves to Dispute while we review it; the decision target is 24 hours.</p>
+${orderId
+  ? html`<input type="hidden" name="orderId" value="${orderId}">`
+  : html`<label>Order id or orderRef <input type="text" name="orderId" required maxlength="255" autocomplete="off"></label>`}
+<label>What happened <span class="hint">Payer name, time of the transfer, bank: what helps us find the payment.</span>
+<textarea name="reason" rows="3" maxlength="2000"></textarea></label>
+<label>Evidence links <span class="hint">Optional: URLs we can open, one per line.</span>
+<textarea name="evidenceUrl" rows="2" maxlength="4096"></textarea></label>
+<label>Receipt <span class="hint">Optional: a PDF, PNG or JPEG of the transfer, at most 5 MiB.</span>
+<input type="file" name="receipt" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"></label>
+<div><button type="submit">Open appeal</button></div>
+</form>`;
+}
+
+export function appealsPage(c: CabinetRequest, lines: readonly AppealLine[], next: string | null): Html {
+  return cabinetPage(
+    c,
+    'Appeals',
+    'appeals',
+    html`<h1>Appeals</h1>
+${lines.length === 0
+  ? html`<p class="card">No appeal yet. Open one from a cancelled order’s page, or below.</p>`
+  : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Appeals, newest first</caption><thead><tr><th scope="col">Appeal</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Opened (UTC)</th><th scope="col">Decision due (UTC)</th><th scope="col">Reviewer’s comment</th></tr></thead><tbody>
+${lines.map((a) => html`<tr><td><a class="mono" href="/cabinet/appeals/${a.id}">${a.id}</a></td><td><a class="mono" href="/cabinet/orders/${a.orderId}">${a.orderRef ?? a.orderId}</a></td><td>${appealBadge(a.status)}${a.overdue ? html` <span class="badge bad">overdue</span>` : ''}</td><td class="num">${a.amount.value} ${a.amount.currency}</td><td>${utc(a.createdAt)}</td><td>${a.status === 'Open' ? utc(a.slaDueAt) : html`<span class="muted">decided</span> ${utc(a.resolvedAt)}`}</td><td class="wrap">${a.comment ?? '—'}</td></tr>`)}
+</tbody></table></div>`}
+${next ? html`<nav class="pager" aria-label="Pages"><a href="/cabinet/appeals?before=${next}" rel="next">Older appeals →</a></nav>` : ''}
+${appealForm(c, null)}`,
+  );
+}
+
+const kib = (n: number) => (n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(2)} MiB`);
+
+export function appealPage(c: CabinetRequest, a: AppealDetail, notice: string | null): Html {
+  const urls = (a.evidenceUrl ?? '').split(/[;\n]/).map((s) => s.trim()).filter(Boolean);
+  return cabinetPage(
+    c,
+    `Appeal ${a.id}`,
+    'appeals',
+    html`<h1>Appeal <span class="mono">${a.id}</span> ${appealBadge(a.status)}</h1>
+${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
+<div class="grid two">
+<section class="card" aria-labelledby="apl-h"><h2 id="apl-h">Appeal</h2><dl class="fields">
+<dt>Order</dt><dd><a class="mono" href="/cabinet/orders/${a.orderId}">${a.orderId}</a> (${a.order.status})</dd>
+<dt>orderRef</dt><dd class="mono">${a.orderRef ?? '—'}</dd>
+<dt>Amount</dt><dd>${a.amount.value} ${a.amount.currency} <span class="hint">settlement at the time of the appeal (${a.order.amount} ${a.order.currency})</span></dd>
+<dt>Opened</dt><dd>${utc(a.createdAt)}</dd>
+<dt>Decision due</dt><dd>${utc(a.slaDueAt)}${a.overdue ? html` <span class="badge bad">overdue</span>` : ''}</dd>
+<dt>Decided</dt><dd>${utc(a.resolvedAt)}</dd>
+</dl></section>
+<section class="card" aria-labelledby="ev-h"><h2 id="ev-h">What you sent</h2><dl class="fields">
+<dt>Reason</dt><dd class="wrap">${a.reason ?? '—'}</dd>
+<dt>Evidence</dt><dd>${urls.length === 0 ? '—' : html`<ul class="plain">${urls.map((u) => html`<li class="mono">${u}</li>`)}</ul>`}</dd>
+<dt>Receipt</dt><dd>${a.receipt
+  ? html`<a href="/cabinet/appeals/${a.id}/receipt">${a.receipt.fileName ?? 'receipt'}</a> <span class="hint">${a.receipt.contentType}, ${kib(a.receipt.sizeBytes)}</span>`
+  : '—'}</dd>
+</dl></section></div>
+<section class="card" aria-labelledby="rev-h"><h2 id="rev-h">Reviewer’s comment</h2>
+<p>${a.comment ?? (a.status === 'Open' ? 'Under review: the comment appears here with the decision.' : 'No comment.')}</p>
+${a.status === 'Accepted' ? html`<p class="hint">Accepted: the order is completed and credited.</p>` : a.status === 'Rejected' ? html`<p class="hint">Rejected: the order stays cancelled.</p>` : ''}
+</section>`,
+  );
+}
+
+/** The appeals part of an order page: its appeals, and the form when the order can be appealed. */
+export function orderAppealsSection(c: CabinetRequest, orderId: string, status: string, appeals: readonly AppealLine[]): Html {
+  const list = appeals.length === 0
+    ? ''
+    : html`<ul class="plain">${appeals.map((a) => html`<li><a class="mono" href="/cabinet/appeals/${a.id}">${a.id}</a> ${appealBadge(a.status)} opened ${utc(a.createdAt)}</li>`)}</ul>`;
+  if (status === 'Canceled') return html`${appeals.length ? html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Earlier appeals</h2>${list}</section>` : ''}${appealForm(c, orderId)}`;
+  if (appeals.length === 0) return html``;
+  return html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Appeals</h2>${list}</section>`;
+}
+
+export interface TimelineLine {
+  at: string;
+  kind: string;
+  title: string;
+  detail: string | null;
+  ref: string | null;
+}
+
+/** The order's timeline as an ordered list, oldest first. */
+export function timelineSection(lines: readonly TimelineLine[]): Html {
+  return html`<section class="card" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>
+<ol class="timeline">${lines.map((l) => html`<li class="tl-${l.kind}"><span class="tl-time">${utc(l.at)}</span> <strong>${l.title}</strong>${l.detail ? html` <span class="muted">${l.detail}</span>` : ''}${l.ref?.startsWith('apl_') ? html` <a class="mono" href="/cabinet/appeals/${l.ref}">${l.ref}</a>` : l.ref ? html` <span class="mono">${l.ref}</span>` : ''}</li>`)}</ol>
+</section>`;
+}

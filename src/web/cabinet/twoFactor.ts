@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import QRCode from 'qrcode';
+import type { Ctx } from '../../context.js';
+import { sendTooMany } from '../../http/errors.js';
+import {
+  cabinetSignInCode,
+  cabinetTwoFactor,
+  confirmTwoFactor,
+  disableUserTwoFactor,
+  regenerateUserRecoveryCodes,
+  startTwoFactor,
+} from '../../services/cabinet.js';
+import { listSessions } from '../../services/sessions.js';
+import { sendPage } from '../layout.js';
+import { enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther } from '../session.js';
+import { cab, str } from './common.js';
+import { CABINET } from './session.js';
+import { enrolPage, recoveryCodesPage, signInCodePage, twoFactorCard } from './twoFactorView.js';
+import { accountPage, messagePage } from './view.js';
+
+/** An otpauth address as an SVG QR code (our own markup, no inline style). */
+const qrSvg = (uri: string) => QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+
+/** The code step of sign-in, before a session exists: same limiter and pre-session CSRF as the password step. */
+export function signInCodeRoute(app: FastifyInstance, ctx: Ctx): void {
+  app.post('/cabinet/sign-in/code', async (req, reply) => {
+    // The 10-a-minute sign-in limit counts code guesses too, under the same key as passwords.
+    const admission = await ctx.limits.signIn.take(req.ip);
+    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    const form = formOf(req);
+    if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    const step = await cabinetSignInCode(ctx, str(form.get('challenge'), 200), str(form.get('code'), 40));
+    if (step.kind === 'expired') return seeOther(reply, '/cabinet/sign-in?expired=1');
+    if (step.kind === 'wrong') return sendPage(reply, 401, signInCodePage({ csrf: preSessionToken(ctx, CABINET, req, reply), challenge: step.challenge, failed: true }));
+    return enterSession(ctx, CABINET, req, reply, step.userId);
+  });
+}
+
+/** The account page's two-factor actions, behind the session. */
+export function twoFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const account = async (req: Parameters<typeof cab>[0], status: number, error: string | null) => {
+    const c = cab(req);
+    const [sessions, tf] = await Promise.all([listSessions(ctx, c.session), cabinetTwoFactor(ctx, c.user)]);
+    return { status, page: accountPage(c, sessions, null, null, twoFactorCard(c, tf, error)) };
+  };
+
+  app.post('/cabinet/account/two-factor', async (req, reply) => {
+    await startTwoFactor(ctx, cab(req).user);
+    return seeOther(reply, '/cabinet/account/two-factor');
+  });
+
+  app.get('/cabinet/account/two-factor', async (req, reply) => {
+    const c = cab(req);
+    const tf = await cabinetTwoFactor(ctx, c.user);
+    if (!tf.enrolment) return seeOther(reply, '/cabinet/account');
+    return sendPage(reply, 200, enrolPage(c, { ...tf.enrolment, qrSvg: await qrSvg(tf.enrolment.uri) }, null));
+  });
+
+  app.post('/cabinet/account/two-factor/confirm', async (req, reply) => {
+    const c = cab(req);
+    const codes = await confirmTwoFactor(ctx, c.user, str(c.form.get('code'), 20).replace(/\s/g, ''));
+    if (codes) return sendPage(reply, 200, recoveryCodesPage(c, codes, true));
+    const tf = await cabinetTwoFactor(ctx, c.user);
+    if (!tf.enrolment) return seeOther(reply, '/cabinet/account');
+    return sendPage(reply, 400, enrolPage(c, { ...tf.enrolment, qrSvg: await qrSvg(tf.enrolment.uri) }, 'That code is not right. Check the time on your phone and enter the current code.'));
+  });
+
+  app.post('/cabinet/account/two-factor/recovery-codes', async (req, reply) => {
+    const c = cab(req);
+    const r = await regenerateUserRecoveryCodes(ctx, c.user, c.form.get('password') ?? '');
+    if (r.ok) return sendPage(reply, 200, recoveryCodesPage(c, r.value, false));
+    const { status, page } = await account(req, 400, r.message);
+    return sendPage(reply, status, page);
+  });
+
+  app.post('/cabinet/account/two-factor/disable', async (req, reply) => {
+    const c = cab(req);
+    const r = await disableUserTwoFactor(ctx, c.user, c.form.get('password') ?? '');
+    if (r.ok) return seeOther(reply, '/cabinet/account?done=two-factor-off');
+    const { status, page } = await account(req, 400, r.message);
+    return sendPage(reply, status, page);
+  });
+}
+
+/** The two-factor card of the account page. */
+export async function twoFactorCardOf(ctx: Ctx, c: ReturnType<typeof cab>) {
+  return twoFactorCard(c, await cabinetTwoFactor(ctx, c.user), null);
+}
