@@ -60,7 +60,7 @@ const SLOW = 90_000;
 
 describe.skipIf(!hasChromium)('payment page in Chromium', () => {
   for (const c of CASES) {
-    it(`${c.name}: amount, details with copy buttons, instructions and countdown at phone and desktop widths`, async () => {
+    it(`${c.name}: amount, details with copy buttons, instructions and countdown at phone and desktop widths`, async ({ expect }) => {
       const o = await createOrder(h, c);
       for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
         const { context, page, seen, status } = await open(`/pay/${o.id}`, { viewport });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +11,35 @@ import { bareEnv, freePort, killChildren, runAsNpmStart, STARTUP_MS, waitStatus 
 
 afterAll(killChildren);
 
+// A first start initialises the embedded database (several seconds); the start itself is the
+// subject of start.test.ts. Here each test starts from a copy of one data directory that a first
+// start made (database migrated, master key kept, demo desk seeded), so the processes under test
+// start in a moment.
+let template: string;
+let demo: { key: string; secret: string };
+
+beforeAll(async () => {
+  template = mkdtempSync(join(tmpdir(), 'paygate-e2e-template-'));
+  const port = await freePort();
+  const p = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: template }));
+  await waitStatus(`http://127.0.0.1:${port}/readyz`, p);
+  demo = { key: /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(p.stderr())![1]!, secret: /desk secret:\s+(\S+)/.exec(p.stderr())![1]! };
+  p.child.kill('SIGTERM');
+  expect(await p.exit).toBe(0);
+}, STARTUP_MS + 10_000);
+afterAll(() => rmSync(template, { recursive: true, force: true }));
+
+/** A data directory of its own for one test, holding what the first start made. */
+function copyOfTemplate(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `paygate-e2e-${name}-`));
+  cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
 describe('one embedded database, one process', () => {
   let dataDir: string;
   beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-lock-'));
+    dataDir = copyOfTemplate('lock');
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -50,7 +75,7 @@ describe('one embedded database, one process', () => {
 
 describe('graceful shutdown', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('%s: the process stops accepting, releases DATA_DIR and exits 0', async (signal) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-term-'));
+    const dataDir = copyOfTemplate('term');
     try {
       const port = await freePort();
       const p = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '5' }));
@@ -93,15 +118,14 @@ describe('command line', () => {
 
 describe('graceful shutdown under load', () => {
   it('SIGTERM while orders are being created loses no order that was answered 201', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-sigterm-'));
+    const dataDir = copyOfTemplate('sigterm');
     try {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const env = bareEnv({ PORT: String(port), DATA_DIR: dataDir });
       const first = runAsNpmStart(['serve'], env);
       await waitStatus(`${base}/healthz`, first);
-      const key = /desk key:\s+(shp_[0-9a-z]{26})\b/.exec(first.stderr())![1];
-      const secret = /desk secret:\s+(\S+)/.exec(first.stderr())![1];
+      const { key, secret } = demo;
 
       const create = async (i: number) => {
         const body = JSON.stringify({ amount: 100 + i, rail: 'Sbp', orderRef: `sigterm-${i}`, notifyUrl: 'https://93.184.215.14/cb' });
