@@ -24,6 +24,8 @@ export interface Config {
   readonly officeRequire2fa: boolean;
   /** A market rate older than this makes its currency unpriceable. */
   readonly rateMaxAgeSeconds: number;
+  /** log2 of scrypt's N for new password hashes (15: N = 32768). */
+  readonly passwordScryptLog2N: number;
   /** A market move beyond this percentage is refused and the last good rate kept. */
   readonly rateMaxJumpPercent: Decimal;
   /** Market rate sources, in order of preference; none by default (manual rates only). */
@@ -182,6 +184,7 @@ export function parseConfig(env: Env = process.env): Config {
     officeRequire2fa: bool(env, 'OFFICE_REQUIRE_2FA', true),
     appealSlaHours: int(env, 'APPEAL_SLA_HOURS', 24, 1, 24 * 30),
     rateMaxAgeSeconds: int(env, 'RATE_MAX_AGE_SECONDS', 3600, 60, 30 * 86400),
+    passwordScryptLog2N: int(env, 'PASSWORD_SCRYPT_LOG2N', 15, 10, 17),
     rateMaxJumpPercent: new Decimal(jump),
     fxSources: Object.freeze(fxSources),
     fxCbrUrl: httpUrl(env, 'FX_CBR_URL', 'https://www.cbr.ru/scripts/XML_daily.asp'),

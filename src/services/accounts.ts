@@ -24,7 +24,7 @@ function checkCredentials(email: string, password: string): string {
 export async function createUser(ctx: Ctx, merchantId: string, input: { email: string; password: string }) {
   const email = checkCredentials(input.email, input.password);
   if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
-  const u = await insertUser(ctx.db, { id: newId('usr'), merchantId, email, passwordHash: await hashPassword(input.password), at: new Date(ctx.clock.now()) });
+  const u = await insertUser(ctx.db, { id: newId('usr'), merchantId, email, passwordHash: await hashPassword(input.password, ctx.config.passwordScryptLog2N), at: new Date(ctx.clock.now()) });
   if (!u) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
   return userView(u);
 }
@@ -32,20 +32,22 @@ export async function createUser(ctx: Ctx, merchantId: string, input: { email: s
 /** An operator of the back office: `admin` may do everything, `support` reads, decides appeals and resends. */
 export async function createOperator(ctx: Ctx, input: { email: string; password: string; role: 'admin' | 'support' }) {
   const email = checkCredentials(input.email, input.password);
-  const o = await insertOperator(ctx.db, { id: newId('opr'), email, passwordHash: await hashPassword(input.password), role: input.role, at: new Date(ctx.clock.now()) });
+  const o = await insertOperator(ctx.db, { id: newId('opr'), email, passwordHash: await hashPassword(input.password, ctx.config.passwordScryptLog2N), role: input.role, at: new Date(ctx.clock.now()) });
   if (!o) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
   return operatorView(o);
 }
 
-// A hash of a password nobody has: an unknown email costs the same scrypt as a wrong password.
-let decoyHash: Promise<string> | null = null;
+// A hash of a password nobody has, at the configured cost: an unknown email costs the same scrypt as a wrong password.
+const decoyHashes = new Map<number, Promise<string>>();
 
 /**
  * Checks an email and password of a surface; one answer for an unknown email and a wrong password
  * (the caller shows one generic message), and the same work for both.
  */
 export async function checkSignIn(ctx: Ctx, surface: 'cabinet' | 'office', email: string, password: string): Promise<UserRow | OperatorRow | null> {
-  decoyHash ??= hashPassword('decoy password that is never anyone\'s');
+  const cost = ctx.config.passwordScryptLog2N;
+  if (!decoyHashes.has(cost)) decoyHashes.set(cost, hashPassword('decoy password that is never anyone\'s', cost));
+  const decoyHash = decoyHashes.get(cost)!;
   const account = surface === 'cabinet' ? await findUserByEmail(ctx.db, email.trim()) : await findOperatorByEmail(ctx.db, email.trim());
   const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash));
   return account && ok ? account : null;

@@ -44,7 +44,7 @@ export async function signUpMerchant(ctx: Ctx, input: SignUp): Promise<{ merchan
   if (!EMAIL.test(email)) throw new AppError('VALIDATION_ERROR', 'email: must be an email address');
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('VALIDATION_ERROR', `password: ${problem}`);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
   const at = new Date(ctx.clock.now());
   return ctx.db.tx(async (q) => {
     const merchant = await insertMerchant(q, { id: newId('mer'), name: company, sandbox: true, at });
@@ -82,7 +82,7 @@ export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current
   if (!user || !(await verifyPassword(current, user.password_hash))) return { ok: false, field: 'current', message: 'The current password is not right.' };
   const problem = passwordProblem(next);
   if (problem) return { ok: false, field: 'next', message: `The new password ${problem}.` };
-  await setUserPassword(ctx.db, user.id, await hashPassword(next));
+  await setUserPassword(ctx.db, user.id, await hashPassword(next, ctx.config.passwordScryptLog2N));
   return { ok: true, endedSessions: await endOtherSessions(ctx, session) };
 }
 

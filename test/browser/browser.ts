@@ -133,7 +133,14 @@ export async function axeViolations(page: Page): Promise<{ id: string; impact: s
   return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/**
+ * Screenshots are for people reviewing a run, not assertions: written when PAYGATE_SCREENSHOTS is
+ * set (CI sets it and keeps them), skipped otherwise so `npm test` stays fast.
+ */
+export const KEEP_SCREENSHOTS = !!process.env.PAYGATE_SCREENSHOTS;
+
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!KEEP_SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
-import { bareEnv, freePort, killChildren, run, runAsNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
+import { bareEnv, freePort, killChildren, runAsNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
 
 // A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
 // The process is the real one, spoken to over real sockets.
@@ -122,8 +122,7 @@ describe('first start, restart and refusal of the real process', () => {
 
   it('a restart on the same DATA_DIR prints nothing new and keeps keys, token and nonce memory', async () => {
     expect(await stop(first)).toBe(0);
-    // the restart runs the sources through the TypeScript loader, as `npm run dev` does
-    const second = run(['src/main.ts', 'serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    const second = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
     await waitHealthy(base, second);
     expect(second.stderr()).not.toContain('ADMIN_TOKEN=');
     expect(second.stderr()).not.toContain('desk key:');

@@ -39,7 +39,9 @@ export async function createHarness(
 ): Promise<Harness> {
   const testDb = await createTestDb();
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
-  const config = parseConfig({ SEED_DEMO: 'false', ...opts.env });
+  // Passwords are hashed at scrypt's lowest allowed cost here (the stored hash names it); the
+  // default cost is checked where the hash format is the subject.
+  const config = parseConfig({ SEED_DEMO: 'false', PASSWORD_SCRYPT_LOG2N: '10', ...opts.env });
   const ctx: Ctx = {
     config,
     db: testDb.db,

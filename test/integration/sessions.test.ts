@@ -8,7 +8,7 @@ let merchantId: string;
 const client = { userAgent: 'test browser', ip: '203.0.113.5' };
 
 beforeAll(async () => {
-  h = await createHarness();
+  h = await createHarness({ env: { PASSWORD_SCRYPT_LOG2N: '15' } });
   merchantId = (await provisionDesk(h.app)).merchantId;
   await createUser(h.ctx, merchantId, { email: 'owner@shop.example', password: 'a fine long password' });
   await createOperator(h.ctx, { email: 'ops@paygate.example', password: 'another long password', role: 'admin' });
