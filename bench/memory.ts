@@ -16,8 +16,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { signRequest } from '../src/signing.js';
+import { throwawayDatabase } from './runtime.js';
 
 const SECONDS = Number(process.env.MEMORY_SECONDS ?? 300);
 const DESKS = Number(process.env.BENCH_DESKS ?? 400);
@@ -41,21 +41,8 @@ function rssMb(pid: number): number {
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'paygate-memory-'));
-  const serverUrl = process.env.DATABASE_URL || null;
-  const dbName = `paygate_memory_${process.pid}`;
-  const adminSql = async (sql: string) => {
-    const c = new pg.Client({ connectionString: serverUrl! });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    await adminSql(`CREATE DATABASE ${dbName}`);
-    const u = new URL(serverUrl);
-    u.pathname = `/${dbName}`;
-    databaseUrl = u.toString();
-  }
+  const database = await throwawayDatabase('memory');
+  const databaseUrl = database?.url;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -78,7 +65,7 @@ async function main() {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));
     rmSync(work, { recursive: true, force: true });
-    if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await database?.drop().catch(() => {});
   };
   try {
     for (let i = 0; ; i++) {
@@ -152,7 +139,7 @@ async function main() {
     // a collection just before it can hide tens of megabytes).
     const minute = (m: number) => samples.filter((x) => x.t > (m - 1) * 60 && x.t <= m * 60).map((x) => x.mb);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(`database: ${serverUrl ? 'pg' : 'pglite'}; ${SECONDS} s of mixed load, ${DESKS} desks, 20 connections over 5 load generators`);
+    console.log(`database: ${database ? 'pg' : 'pglite'}; ${SECONDS} s of mixed load, ${DESKS} desks, 20 connections over 5 load generators`);
     for (const r of results) console.log(r);
     console.log(`RSS at the start of the load: ${samples[0]!.mb.toFixed(1)} MB`);
     for (let m = 1; m * 60 <= SECONDS + 5; m++) {

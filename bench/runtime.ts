@@ -18,22 +18,29 @@ export interface BenchRuntime {
   dispose(): Promise<void>;
 }
 
-export async function benchRuntime(name: string, env: Record<string, string> = {}): Promise<BenchRuntime> {
+/**
+ * A database of the benchmark's own on the server named by DATABASE_URL, or null without one
+ * (embedded database). `drop` removes it.
+ */
+export async function throwawayDatabase(name: string): Promise<{ url: string; drop(): Promise<void> } | null> {
   const serverUrl = process.env.DATABASE_URL || null;
-  const benchDb = `paygate_${name}_${process.pid}`;
+  if (!serverUrl) return null;
+  const db = `paygate_${name}_${process.pid}`;
   const adminSql = async (sql: string) => {
-    const c = new pg.Client({ connectionString: serverUrl! });
+    const c = new pg.Client({ connectionString: serverUrl });
     await c.connect();
     await c.query(sql);
     await c.end();
   };
-  let databaseUrl: string | undefined;
-  if (serverUrl) {
-    await adminSql(`CREATE DATABASE ${benchDb}`);
-    const u = new URL(serverUrl);
-    u.pathname = `/${benchDb}`;
-    databaseUrl = u.toString();
-  }
+  await adminSql(`CREATE DATABASE ${db}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${db}`;
+  return { url: u.toString(), drop: () => adminSql(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`) };
+}
+
+export async function benchRuntime(name: string, env: Record<string, string> = {}): Promise<BenchRuntime> {
+  const database = await throwawayDatabase(name);
+  const databaseUrl = database?.url;
   const work = mkdtempSync(join(tmpdir(), `paygate-${name}-`));
   const config = parseConfig({
     ...process.env,
@@ -52,7 +59,7 @@ export async function benchRuntime(name: string, env: Record<string, string> = {
     async dispose() {
       await runtime.close();
       rmSync(work, { recursive: true, force: true });
-      if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
+      await database?.drop();
     },
   };
 }

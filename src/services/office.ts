@@ -1,5 +1,4 @@
 import type { Ctx } from '../context.js';
-import { AppError } from '../domain/errors.js';
 import { dec, fmt8 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
 import { windowStart } from '../domain/turnover.js';
@@ -94,13 +93,6 @@ export async function merchantOverview(ctx: Ctx, id: string) {
     withdrawals: withdrawals.map((w) => ({ id: w.id, amountUsd: fmt8(w.amount_usd), reference: w.reference, createdAt: isoSeconds(w.created_at) })),
     audit: audit.items,
   };
-}
-
-/** The receipt file of an appeal, as stored; 404 when the appeal has none. */
-export async function appealReceipt(ctx: Ctx, appealId: string) {
-  const r = await office.getAppealReceipt(ctx.db, appealId);
-  if (!r) throw new AppError('NOT_FOUND', `no receipt for appeal ${appealId}`);
-  return { contentType: r.content_type, fileName: r.file_name, content: Buffer.from(r.content) };
 }
 
 /**

@@ -127,18 +127,6 @@ export async function ordersByPayerReference(q: Queryable, ref: string, limit: n
   return rows;
 }
 
-export interface ReceiptRow {
-  content_type: string;
-  file_name: string | null;
-  size_bytes: number;
-  content: Buffer | Uint8Array;
-}
-
-export async function getAppealReceipt(q: Queryable, appealId: string): Promise<ReceiptRow | null> {
-  const { rows } = await q.query<ReceiptRow>('SELECT content_type, file_name, size_bytes, content FROM appeal_receipts WHERE appeal_id = $1', [appealId]);
-  return rows[0] ?? null;
-}
-
 /** Which of the given appeals have a receipt file. */
 export async function appealsWithReceipt(q: Queryable, appealIds: readonly string[]): Promise<Set<string>> {
   if (appealIds.length === 0) return new Set();

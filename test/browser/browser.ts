@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
@@ -169,4 +170,21 @@ export async function createdDesk(page: Page): Promise<{ id: string; key: string
     key: (await page.locator('#desk-key').textContent())!,
     secret: (await page.locator('#desk-secret').textContent())!,
   };
+}
+
+/**
+ * What every page of the cabinet and back office must hold: no inline script, nothing requested
+ * from another origin, no CSP violation or script error, and no serious axe finding at phone and
+ * desktop widths (a screenshot of each when they are kept).
+ */
+export async function pageChecks(page: Page, seen: ReturnType<typeof watch>, origin: string, name: string): Promise<void> {
+  expect(await page.locator('script:not([src])').count(), 'no inline script').toBe(0);
+  expect(seen.requests.filter((u) => !u.startsWith(origin)), 'no request leaves the origin').toEqual([]);
+  expect(seen.problems, 'no CSP violation or script error').toEqual([]);
+  for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    await page.setViewportSize(viewport);
+    expect(await axeViolations(page), `${name} at ${label} width`).toEqual([]);
+    await screenshot(page, `${name}-${label}`);
+  }
+  await page.setViewportSize(DESKTOP);
 }

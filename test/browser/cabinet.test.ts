@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json, signed } from '../helpers/harness.js';
-import { axeViolations, createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
+import { createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, pageChecks as checkPage, serve, watch, type Served } from './browser.js';
 
 /*
  * The merchant cabinet in headless Chromium: from sign-up to the first simulated payment with
@@ -24,17 +24,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function pageChecks(page: Page, seen: ReturnType<typeof watch>, name: string) {
-  expect(await page.locator('script:not([src])').count(), 'no inline script').toBe(0);
-  expect(seen.requests.filter((u) => !u.startsWith(h.origin)), 'no request leaves the origin').toEqual([]);
-  expect(seen.problems, 'no CSP violation or script error').toEqual([]);
-  for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-    await page.setViewportSize(viewport);
-    expect(await axeViolations(page), `${name} at ${label} width`).toEqual([]);
-    await screenshot(page, `cabinet-${name}-${label}`);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const pageChecks = (page: Page, seen: ReturnType<typeof watch>, name: string) => checkPage(page, seen, h.origin, `cabinet-${name}`);
 
 describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
   it('signs up, creates a desk, takes a signed order and simulates its payment', async () => {

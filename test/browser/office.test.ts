@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json } from '../helpers/harness.js';
-import { axeViolations, DESKTOP, hasChromium, launch, PHONE, serve, watch, type Served } from './browser.js';
+import { DESKTOP, hasChromium, launch, pageChecks as checkPage, serve, watch, type Served } from './browser.js';
 import { OFFICE_PASSWORD, seedOffice } from './officeData.js';
 
 /*
@@ -38,16 +38,7 @@ async function signIn(email: string): Promise<{ context: BrowserContext; page: P
   return { context, page, seen };
 }
 
-async function pageChecks(page: Page, seen: ReturnType<typeof watch>, name: string) {
-  expect(await page.locator('script:not([src])').count(), 'no inline script').toBe(0);
-  expect(seen.requests.filter((u) => !u.startsWith(h.origin)), 'no request leaves the origin').toEqual([]);
-  expect(seen.problems, 'no CSP violation or script error').toEqual([]);
-  for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-    await page.setViewportSize(viewport);
-    expect(await axeViolations(page), `${name} at ${label} width`).toEqual([]);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const pageChecks = (page: Page, seen: ReturnType<typeof watch>, name: string) => checkPage(page, seen, h.origin, `office-${name}`);
 
 const balance = async (merchantId: string) => json(await admin(h.app, 'GET', `/merchants/${merchantId}`)).result.balance.available as string;
 

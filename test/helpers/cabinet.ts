@@ -1,5 +1,5 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { FormBrowser } from './formBrowser.js';
 import { json, signed, type DeskCreds, type Harness } from './harness.js';
 
 /*
@@ -23,70 +23,13 @@ export const DESK_FORM: [string, string][] = [
 let ipCounter = 0;
 let emailCounter = 0;
 
-export interface UploadPart {
-  name: string;
-  value?: string;
-  file?: { name: string; type: string; content: Buffer };
-}
-
-/** A multipart/form-data body as a browser writes it. */
-export function multipartBody(parts: UploadPart[], boundary = `----pgtest${Math.random().toString(16).slice(2)}`): { body: Buffer; type: string } {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    if (p.file) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.file.name}"\r\nContent-Type: ${p.file.type}\r\n\r\n`));
-      chunks.push(p.file.content, Buffer.from('\r\n'));
-    } else chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value ?? ''}\r\n`));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
-}
+export { multipartBody, type UploadPart } from './formBrowser.js';
 
 export function cabinetKit(harness: () => Harness) {
   /** A browser: a cookie jar, one client address, the CSRF token of the last page it read. */
-  class Browser {
-    cookies = new Map<string, string>();
-    csrf: string | null = null;
-    readonly ip = `198.51.100.${++ipCounter}`;
-
-    private remember(res: LightMyRequestResponse) {
-      const set = res.headers['set-cookie'];
-      for (const line of ([] as string[]).concat(set ?? [])) {
-        const [pair] = line.split(';');
-        const eq = pair!.indexOf('=');
-        const name = pair!.slice(0, eq);
-        const value = pair!.slice(eq + 1);
-        if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
-        else this.cookies.set(name, value);
-      }
-      const token = /name="_csrf" value="([^"]+)"/.exec(res.body);
-      if (token) this.csrf = token[1]!;
-      return res;
-    }
-
-    private cookieHeader() {
-      return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    }
-
-    async get(url: string) {
-      return this.remember(await harness().app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() }, remoteAddress: this.ip }));
-    }
-
-    /** Posts a multipart form; the page's token goes first unless `csrf` says otherwise. */
-    async upload(url: string, parts: UploadPart[], o: { csrf?: string | null } = {}) {
-      const token = o.csrf === undefined ? this.csrf : o.csrf;
-      const { body, type } = multipartBody(token === null ? parts : [{ name: '_csrf', value: token! }, ...parts]);
-      return this.remember(await harness().app.inject({ method: 'POST', url, headers: { cookie: this.cookieHeader(), 'content-type': type }, payload: body, remoteAddress: this.ip }));
-    }
-
-    /** Posts a form; the page's token is added unless `csrf` says otherwise. */
-    async post(url: string, fields: [string, string][] = [], o: { csrf?: string | null; header?: string } = {}) {
-      const form = new URLSearchParams(fields);
-      const token = o.csrf === undefined ? this.csrf : o.csrf;
-      if (token !== null && o.header === undefined) form.set('_csrf', token!);
-      const headers: Record<string, string> = { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' };
-      if (o.header !== undefined) headers['x-csrf-token'] = o.header;
-      return this.remember(await harness().app.inject({ method: 'POST', url, headers, payload: form.toString(), remoteAddress: this.ip }));
+  class Browser extends FormBrowser {
+    constructor() {
+      super(harness().app, `198.51.100.${++ipCounter}`);
     }
   }
 

@@ -37,12 +37,42 @@ export class FormBrowser {
     return this.remember(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() }, remoteAddress: this.ip }));
   }
 
-  /** Posts a form; the last page's token is added unless `csrf` says otherwise (null: none). */
-  async post(url: string, fields: [string, string][] = [], o: { csrf?: string | null } = {}) {
+  /**
+   * Posts a form; the last page's token is added unless `csrf` says otherwise (null: none), or
+   * sent in the `X-CSRF-Token` header instead when `header` is given.
+   */
+  async post(url: string, fields: [string, string][] = [], o: { csrf?: string | null; header?: string } = {}) {
     const form = new URLSearchParams(fields);
     const token = o.csrf === undefined ? this.csrf : o.csrf;
-    if (token !== null) form.set('_csrf', token);
-    const headers = { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' };
+    if (token !== null && o.header === undefined) form.set('_csrf', token);
+    const headers: Record<string, string> = { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' };
+    if (o.header !== undefined) headers['x-csrf-token'] = o.header;
     return this.remember(await this.app.inject({ method: 'POST', url, headers, payload: form.toString(), remoteAddress: this.ip }));
   }
+
+  /** Posts a multipart form; the page's token goes first unless `csrf` says otherwise. */
+  async upload(url: string, parts: UploadPart[], o: { csrf?: string | null } = {}) {
+    const token = o.csrf === undefined ? this.csrf : o.csrf;
+    const { body, type } = multipartBody(token === null ? parts : [{ name: '_csrf', value: token }, ...parts]);
+    return this.remember(await this.app.inject({ method: 'POST', url, headers: { cookie: this.cookieHeader(), 'content-type': type }, payload: body, remoteAddress: this.ip }));
+  }
+}
+
+export interface UploadPart {
+  name: string;
+  value?: string;
+  file?: { name: string; type: string; content: Buffer };
+}
+
+/** A multipart/form-data body as a browser writes it. */
+export function multipartBody(parts: UploadPart[], boundary = `----pgtest${Math.random().toString(16).slice(2)}`): { body: Buffer; type: string } {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    if (p.file) {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.file.name}"\r\nContent-Type: ${p.file.type}\r\n\r\n`));
+      chunks.push(p.file.content, Buffer.from('\r\n'));
+    } else chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value ?? ''}\r\n`));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
 }

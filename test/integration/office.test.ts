@@ -194,7 +194,8 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
       const file = await a.get(`/office/appeals/${appeal.id}/receipt`);
       expect(file.statusCode).toBe(200);
       expect(file.headers['content-type']).toBe('image/png');
-      expect(file.headers['content-disposition']).toBe('attachment; filename="scan__1_.png"');
+      // named by the appeal and the stored type; the uploaded name never reaches a header
+      expect(file.headers['content-disposition']).toBe(`attachment; filename="receipt-${appeal.id}.png"`);
       expect(file.headers['x-content-type-options']).toBe('nosniff');
       expect(file.rawPayload.equals(png)).toBe(true);
       expect((await a.get(`/office/appeals/apl_unknown/receipt`)).statusCode).toBe(404);

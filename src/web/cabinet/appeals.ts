@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { ERROR_STATUS, AppError } from '../../domain/errors.js';
-import { MAX_RECEIPT_BYTES, RECEIPT_EXTENSION, type ReceiptType } from '../../domain/receipts.js';
+import { MAX_RECEIPT_BYTES } from '../../domain/receipts.js';
 import { appealReceiptFile, getAppealForMerchant, listAppealsForReview, openAppealRow } from '../../services/appeals.js';
 import { sendPage } from '../layout.js';
+import { sendReceipt } from '../receipt.js';
 import { registerUploadBody, uploadOf } from '../multipart.js';
 import { seeOther } from '../session.js';
 import { appealPage, appealsPage } from './appealsView.js';
@@ -82,16 +83,6 @@ export function appealRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/cabinet/appeals/:appealId/receipt', async (req, reply) => {
     const c = cab(req);
     const id = param(req, 'appealId');
-    const r = await appealReceiptFile(ctx, c.merchant.id, id);
-    // The stored type decides the name's extension; the uploaded name is not echoed into a header.
-    const name = `receipt-${id}.${RECEIPT_EXTENSION[r.contentType as ReceiptType] ?? 'bin'}`;
-    return reply
-      .code(200)
-      .header('Content-Type', r.contentType)
-      .header('Content-Disposition', `attachment; filename="${name}"`)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Security-Policy', "default-src 'none'; sandbox")
-      .header('Cache-Control', 'private, no-store')
-      .send(r.content);
+    return sendReceipt(reply, id, await appealReceiptFile(ctx, c.merchant.id, id));
   });
 }

@@ -5,7 +5,7 @@ import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import type { Scope, Window } from '../../domain/turnover.js';
 import { handleError, sendTooMany } from '../../http/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
-import { acceptAppeal, rejectAppeal } from '../../services/appeals.js';
+import { acceptAppeal, appealReceiptFile, rejectAppeal } from '../../services/appeals.js';
 import { audited, listAudit } from '../../services/audit.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import * as office from '../../services/office.js';
@@ -18,6 +18,7 @@ import { createLimit, removeLimit } from '../../services/turnover.js';
 import { beginEnrolment, confirmEnrolment, issueChallenge, openChallenge, pendingEnrolment, twoFactorStatus, verifySecondFactor } from '../../services/twoFactor.js';
 import { recordWithdrawal } from '../../services/withdrawals.js';
 import { sendPage } from '../layout.js';
+import { sendReceipt } from '../receipt.js';
 import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
 import { off, OFFICE, officeSessionHook, type OfficeRequest } from './session.js';
 import * as v from './view.js';
@@ -322,18 +323,8 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return page(req, reply, (s) => v.appealPage(s, a, audit.items));
   });
   app.get('/office/appeals/:id/receipt', async (req, reply) => {
-    const r = await office.appealReceipt(ctx, param(req, 'id'));
-    const ext = r.contentType === 'application/pdf' ? 'pdf' : r.contentType === 'image/png' ? 'png' : 'jpg';
-    // The stored name is the merchant's to choose: only a plain ASCII form of it goes in the header.
-    const name = (r.fileName ?? '').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || `receipt-${param(req, 'id')}.${ext}`;
-    return reply
-      .code(200)
-      .header('Content-Type', r.contentType)
-      .header('Content-Disposition', `attachment; filename="${name}"`)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Security-Policy', "default-src 'none'; sandbox")
-      .header('Cache-Control', 'no-store')
-      .send(r.content);
+    const id = param(req, 'id');
+    return sendReceipt(reply, id, await appealReceiptFile(ctx, null, id));
   });
   for (const [verb, decide] of [['accept', acceptAppeal], ['reject', rejectAppeal]] as const) {
     app.post(`/office/appeals/:id/${verb}`, async (req, reply) => {
