@@ -45,18 +45,21 @@ export function deskAuthenticator(ctx: Ctx) {
   const signedWith = (sealed: string, h: AuthHeaders, r: SignedRequest) =>
     signatureMatches(h.sign!, hmacHex(secrets.open(sealed), signingStringWithBodyHash(h.ts!, h.nonce!, r.method, r.path, r.bodySha256)));
 
-  /** Checks 5 and 6 with a fresh read of the desk, then the nonce on its own. */
-  async function readAndClaim(h: AuthHeaders, r: SignedRequest): Promise<Verdict> {
-    const found = DESK_KEY.test(h.key!) ? await getDeskWithMerchantByKey(ctx.db, h.key!) : null;
-    if (!found) {
-      // Unknown keys still cost one HMAC, so timing does not tell a valid key from an invalid one.
-      hmacHex(DUMMY_SECRET, signingStringWithBodyHash(h.ts!, h.nonce!, r.method, r.path, r.bodySha256));
-      return AUTH_FAILED;
-    }
+  /** Checks 5 and 6 against the desk as read, then the nonce on its own. */
+  async function checkAndClaim(found: DeskAtAuth, h: AuthHeaders, r: SignedRequest): Promise<Verdict> {
     remember(h.key!, found.desk.secret_enc);
     if (!signedWith(found.desk.secret_enc, h, r)) return AUTH_FAILED;
     if (!(await ctx.nonces.claim(found.desk.key, h.nonce!))) return REPLAY;
-    return { ok: true, ...found };
+    return { ok: true, desk: found.desk, merchant: found.merchant, versions: found.versions };
+  }
+
+  /** A fresh read of the desk first, for a key without a remembered secret or a signature that does not match it. */
+  async function readAndClaim(h: AuthHeaders, r: SignedRequest): Promise<Verdict> {
+    const found = DESK_KEY.test(h.key!) ? await getDeskWithMerchantByKey(ctx.db, h.key!) : null;
+    if (found) return checkAndClaim(found, h, r);
+    // Unknown keys still cost one HMAC, so timing does not tell a valid key from an invalid one.
+    hmacHex(DUMMY_SECRET, signingStringWithBodyHash(h.ts!, h.nonce!, r.method, r.path, r.bodySha256));
+    return AUTH_FAILED;
   }
 
   return async function authenticateDesk(r: SignedRequest): Promise<Verdict> {
@@ -72,13 +75,8 @@ export function deskAuthenticator(ctx: Ctx) {
       sealedByKey.delete(h.key!);
       return AUTH_FAILED;
     }
-    if (now.desk.secret_enc !== sealed) {
-      // Rotated since it was remembered: the request is checked against the secret of now.
-      remember(h.key!, now.desk.secret_enc);
-      if (!signedWith(now.desk.secret_enc, h, r)) return AUTH_FAILED;
-      if (!(await ctx.nonces.claim(now.desk.key, h.nonce!))) return REPLAY;
-      return { ok: true, desk: now.desk, merchant: now.merchant, versions: now.versions };
-    }
+    // Rotated since it was remembered: the request is checked against the secret of now.
+    if (now.desk.secret_enc !== sealed) return checkAndClaim(now, h, r);
     if (!now.claimed) return REPLAY;
     return { ok: true, desk: now.desk, merchant: now.merchant, versions: now.versions };
   };

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
+import { freePort } from '../helpers/process.js';
 import { createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 
 /**
@@ -23,17 +23,6 @@ export function launch(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
   });
 }
 

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The real server as a child process, spoken to over real sockets: one node process with the
- * TypeScript loader, as `npm start` runs it, so its pid is the server's and signals reach it.
+ * The real server as a child process, spoken to over real sockets: one plain node process, as
+ * `npm start` runs it, so its pid is the server's and signals reach it.
  */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const STARTUP_MS = 60_000;
@@ -38,8 +38,12 @@ export interface Proc {
 
 const children = new Set<ChildProcess>();
 
-export function run(args: string[], env: NodeJS.ProcessEnv, loader: string[] = ['--import', 'tsx']): Proc {
-  const child = spawn(process.execPath, [...loader, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The server exactly as `npm start` runs it: `node dist/main.js` with the arguments and no loader,
+ * from the plain JavaScript that `npm start`'s prestart (here the suite's global setup) made.
+ */
+export function runAsNpmStart(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, ['dist/main.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';
@@ -47,14 +51,6 @@ export function run(args: string[], env: NodeJS.ProcessEnv, loader: string[] = [
   child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
   return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-/**
- * The server exactly as `npm start` runs it: `node dist/main.js` with the arguments and no loader,
- * from the plain JavaScript that `npm start`'s prestart (here the suite's global setup) made.
- */
-export function runAsNpmStart(args: string[], env: NodeJS.ProcessEnv): Proc {
-  return run(['dist/main.js', ...args], env, []);
 }
 
 /** Waits until `url` answers `status`; fails at once if the process exits first. */
