@@ -1,4 +1,5 @@
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
+import { RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import type { MerchantRow } from './merchants.js';
 
@@ -151,24 +152,24 @@ export async function getDeskWithMerchantByKey(q: Queryable, key: string): Promi
  * between leaves the nonce unclaimed and shows the new secret, so the caller checks again.
  */
 export async function claimNonceWithDesk(
-  q: Queryable,
+  db: Db,
   key: string,
   nonce: string,
   sealedSecret: string,
   now: Date,
   expiresAt: Date,
 ): Promise<(DeskAtAuth & { claimed: boolean }) | null> {
-  const { rows } = await q.query<DeskMerchantRow & { claimed: number }>(
+  const { rows } = await db.query<DeskMerchantRow & { claimed: number; relaxed: string }>(
     `WITH dm AS (${DESK_WITH_MERCHANT}),
      n AS (
        INSERT INTO nonces (desk_key, nonce, expires_at) SELECT $1, $2, $5 FROM dm WHERE dm.secret_enc = $3
        ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $4
        RETURNING 1)
-     SELECT dm.*, (SELECT count(*) FROM n)::int AS claimed FROM dm`,
+     SELECT dm.*, (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed FROM dm`,
     [key, nonce, sealedSecret, now, expiresAt],
   );
   const r = rows[0];
   if (!r) return null;
-  const { claimed, ...row } = r;
+  const { claimed, relaxed: _relaxed, ...row } = r;
   return { ...splitDeskMerchant(row), claimed: claimed === 1 && row.secret_enc === sealedSecret };
 }

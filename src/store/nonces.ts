@@ -1,17 +1,29 @@
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
+
+/**
+ * A nonce claim commits without waiting for its log record to reach the disk (its statement turns
+ * `synchronous_commit` off for its own transaction). PostgreSQL writes its log in order, so the
+ * claim of a request that goes on to change anything is on disk before that change commits, and
+ * before the answer leaves. A crash can forget only the claims of the last moments' requests that
+ * changed nothing; replaying one of those answers what the original got. A claim therefore takes
+ * the database itself (`Db`), never a transaction, which it would relax as a whole.
+ */
+export const RELAXED_COMMIT = `set_config('synchronous_commit', 'off', true)`;
 
 /**
  * Records the nonce for the desk key unless it was seen and has not yet expired.
  * An expired row that was not pruned yet is taken over, so pruning is only housekeeping.
  */
-export async function claimNonce(q: Queryable, deskKey: string, nonce: string, now: Date, expiresAt: Date): Promise<boolean> {
-  const { rows } = await q.query(
-    `INSERT INTO nonces (desk_key, nonce, expires_at) VALUES ($1, $2, $4)
-     ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $3
-     RETURNING 1`,
+export async function claimNonce(db: Db, deskKey: string, nonce: string, now: Date, expiresAt: Date): Promise<boolean> {
+  const { rows } = await db.query<{ claimed: number }>(
+    `WITH n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) VALUES ($1, $2, $4)
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $3
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed`,
     [deskKey, nonce, now, expiresAt],
   );
-  return rows.length === 1;
+  return rows[0]!.claimed === 1;
 }
 
 export async function pruneNonces(q: Queryable, now: Date): Promise<number> {

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, freshNonce, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { signRequest } from '../../src/signing.js';
+import { openPg } from '../../src/store/db.js';
+import { claimNonceWithDesk } from '../../src/store/desks.js';
+import { claimNonce } from '../../src/store/nonces.js';
+import { createTestDb } from '../helpers/db.js';
 
 /** Every signed route, with a body that is valid for it; the shared suite runs over all of them. */
 export const SIGNED_ROUTES: { method: 'GET' | 'POST'; path: string; body?: string }[] = [
@@ -176,6 +180,28 @@ describe('nonce memory and secrets', () => {
     expect((await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).statusCode).toBe(200);
     await h.ctx.db.query("UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
     expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).result.available).toBe('1.50000000');
+  });
+
+  it('a nonce claim relaxes only its own commit: the connection waits for the disk again afterwards', async () => {
+    const t = await createTestDb();
+    const one = t.url ? openPg(t.url, { max: 1 }) : t.db;
+    const syncCommit = async () => (await one.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+    try {
+      const at = new Date(h.clock.now());
+      const until = new Date(at.getTime() + 360_000);
+      expect(await claimNonce(one, 'shp_relaxed', 'nonce-relaxed-1', at, until)).toBe(true);
+      expect(await syncCommit()).toBe('on');
+      expect(await claimNonce(one, 'shp_relaxed', 'nonce-relaxed-1', at, until)).toBe(false);
+      expect(await claimNonceWithDesk(one, 'shp_relaxed', 'nonce-relaxed-2', 'v1.none', at, until)).toBeNull();
+      expect(await syncCommit()).toBe('on');
+      await one.tx(async (q) => expect((await q.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'on' }));
+    } finally {
+      if (one !== t.db) await one.close();
+      await t.drop();
+    }
+    // The same through a whole signed request (on the embedded database, its one connection).
+    expect((await signed(h, desk, '/gw/v1/balance')).statusCode).toBe(200);
+    if (h.ctx.db.kind === 'pglite') expect((await h.ctx.db.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'on' });
   });
 
   it('desk secrets are stored encrypted, never in plain text', async () => {
