@@ -9,30 +9,15 @@
  *   DATABASE_URL=postgres://… npm run bench:memory      # PostgreSQL, in a throwaway database
  *   npm run bench:memory                                 # embedded database in a temporary DATA_DIR
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { signRequest } from '../src/signing.js';
 import { throwawayDatabase } from './runtime.js';
+import { provisionDesks, ROOT, startPaygate } from './server.js';
 
 const SECONDS = Number(process.env.MEMORY_SECONDS ?? 300);
 const DESKS = Number(process.env.BENCH_DESKS ?? 400);
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const TOKEN = 'bench-admin-token-0123456789';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -43,70 +28,18 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'paygate-memory-'));
   const database = await throwawayDatabase('memory');
   const databaseUrl = database?.url;
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    PUBLIC_BASE_URL: base,
-    DATA_DIR: join(work, 'data'),
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    ADMIN_TOKEN: TOKEN,
-    MASTER_KEY: randomBytes(32).toString('hex'),
-  };
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  else delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  execFileSync(process.execPath, ['tools/transpile.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  const server = spawn(process.execPath, ['dist/main.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const children: ChildProcess[] = [server];
+  const paygate = await startPaygate({ databaseUrl, dataDir: join(work, 'data') });
+  const server = paygate.process;
+  const base = paygate.base;
+  const children: ChildProcess[] = [];
   const cleanup = async () => {
     for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
+    await paygate.stop();
     rmSync(work, { recursive: true, force: true });
     await database?.drop().catch(() => {});
   };
   try {
-    for (let i = 0; ; i++) {
-      if (i > 600) throw new Error('the server did not start');
-      try {
-        if ((await fetch(`${base}/readyz`)).ok) break;
-      } catch {
-        /* not listening yet */
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const admin = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const j = (await res.json()) as { result: any };
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j)}`);
-      return j.result;
-    };
-    await admin('PUT', '/currencies/RUB', { enabled: true, spreadPercent: '0' });
-    await admin('PUT', '/rates/RUB', { rate: '91.8' });
-    const desks: { key: string; secret: string; orderId: string }[] = [];
-    for (let i = 0; i < DESKS; i++) {
-      const m = await admin('POST', '/merchants', { name: `Memory ${i}`, sandbox: true });
-      const d = await admin('POST', `/merchants/${m.id}/desks`, {
-        method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0',
-        callbackUrl: 'https://93.184.215.14/cb', callbacksEnabled: false, tariffId: null,
-      });
-      const body = JSON.stringify({ amount: 100, rail: 'Sbp', currency: 'RUB' });
-      const ts = String(Math.floor(Date.now() / 1000));
-      const nonce = randomBytes(12).toString('hex');
-      const res = await fetch(`${base}/gw/v1/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-gate-key': d.key, 'x-gate-ts': ts, 'x-gate-nonce': nonce, 'x-gate-sign': signRequest(d.secret, ts, nonce, 'POST', '/gw/v1/orders', body) },
-        body,
-      });
-      const order = (await res.json()) as { result: { id: string } };
-      desks.push({ key: d.key, secret: d.secret, orderId: order.result.id });
-    }
+    const desks = await provisionDesks(base, DESKS);
     const desksFile = join(work, 'desks.json');
     writeFileSync(desksFile, JSON.stringify(desks));
 

@@ -8,18 +8,11 @@
  *   DATABASE_URL=postgres://… npm run bench         # PostgreSQL, in a throwaway database
  */
 import { spawn } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
-import { buildApp } from '../src/http/app.js';
-import { registerRawBodyParser, rawBodyOf } from '../src/http/rawBody.js';
-import { benchRuntime } from './runtime.js';
-import * as op from '../src/services/operator.js';
-import { createOrder } from '../src/services/createOrder.js';
-import { getDesk } from '../src/store/desks.js';
-import { getMerchant } from '../src/store/merchants.js';
+import { throwawayDatabase } from './runtime.js';
+import { provisionDesks, startBare, startPaygate } from './server.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -49,47 +42,26 @@ function loadgen(name: string, job: Record<string, unknown>): Promise<Result> {
 }
 
 async function main() {
-  const bench = await benchRuntime('bench');
-  const { runtime, work } = bench;
-  const { ctx } = runtime;
-
-  // The yardsticks, on the same database: a POST that hashes the body, computes one HMAC and does
-  // one INSERT, and a GET that does SELECT 1.
-  await ctx.db.exec('CREATE TABLE IF NOT EXISTS bench_bare (id bigserial PRIMARY KEY, body_sha256 text NOT NULL, sign text NOT NULL, at timestamptz NOT NULL DEFAULT now())');
-  const bare = Fastify();
-  registerRawBodyParser(bare);
-  bare.post('/bare', async (req) => {
-    const raw = rawBodyOf(req.body);
-    const sha = createHash('sha256').update(raw.bytes).digest('hex');
-    const sign = createHmac('sha256', 'secret').update(`${req.headers['x-gate-ts']}.${req.headers['x-gate-nonce']}.POST./bare.${sha}`).digest('hex');
-    await ctx.db.query('INSERT INTO bench_bare (body_sha256, sign) VALUES ($1, $2)', [sha, sign]);
-    return { status: 'ok' };
-  });
-  bare.get('/select1', async () => {
-    await ctx.db.query('SELECT 1');
-    return { status: 'ok' };
-  });
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}`;
-
-  await op.putCurrency(ctx, 'RUB', { enabled: true, spreadPercent: '0' });
-  await op.putManualRate(ctx, 'RUB', '91.8');
-  const desks: { key: string; secret: string; orderId: string }[] = [];
-  for (let i = 0; i < DESKS; i++) {
-    const m = await op.createMerchant(ctx, { name: `Bench ${i}`, sandbox: true });
-    const d = await op.createDesk(ctx, m.id, {
-      method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0',
-      callbackUrl: 'https://93.184.215.14/cb', callbacksEnabled: false, tariffId: null,
-    });
-    const order = await createOrder(ctx, (await getDesk(ctx.db, d.id))!, (await getMerchant(ctx.db, m.id))!, { amount: 100, rail: 'Sbp' });
-    desks.push({ key: d.key, secret: d.secret, orderId: order.id });
+  const database = await throwawayDatabase('bench');
+  const work = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
+  const bare = await startBare({ databaseUrl: database?.url, dataDir: join(work, 'bare') });
+  const paygate = await startPaygate({ databaseUrl: database?.url, dataDir: join(work, 'data') });
+  const stop = async () => {
+    await paygate.stop();
+    await bare.stop();
+    rmSync(work, { recursive: true, force: true });
+    await database?.drop();
+  };
+  try {
+    await measure(bare.base, paygate.base, join(work, 'desks.json'), database ? 'pg' : 'pglite');
+    console.log(`the server wrote ${(paygate.logBytes() / 1e6).toFixed(1)} MB of log lines at its default level`);
+  } finally {
+    await stop();
   }
-  const desksFile = join(work, 'desks.json');
-  writeFileSync(desksFile, JSON.stringify(desks));
+}
 
-  const app = buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+async function measure(bareUrl: string, url: string, desksFile: string, kind: string) {
+  writeFileSync(desksFile, JSON.stringify(await provisionDesks(url, DESKS)));
   const orderBody = '{"amount":1500.5,"currency":"RUB","rail":"Sbp","orderRef":"bench-{i}"}';
 
   const results: Result[] = [];
@@ -104,7 +76,7 @@ async function main() {
   if (pick('POST /gw/v1/orders')) results.push(await loadgen('POST /gw/v1/orders', { url, method: 'POST', path: '/gw/v1/orders', body: orderBody, desksFile }));
 
   const [select1, insert] = results;
-  console.log(`database: ${ctx.db.kind}; ${CONNECTIONS} connections, ${SECONDS} s each, ${DESKS} desks, load generator in its own process`);
+  console.log(`database: ${kind}; ${CONNECTIONS} connections, ${SECONDS} s each, ${DESKS} desks, load generator in its own process`);
   console.log('scenario'.padEnd(38), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'errors'.padStart(7), 'non-2xx'.padStart(8), 'vs INSERT'.padStart(10), 'vs SELECT 1'.padStart(12));
   for (const r of results) {
     console.log(
@@ -112,9 +84,6 @@ async function main() {
       (r.rps / insert.rps).toFixed(2).padStart(10), (r.rps / select1.rps).toFixed(2).padStart(12),
     );
   }
-  await app.close();
-  await bare.close();
-  await bench.dispose();
 }
 
 main().catch((err) => {
