@@ -53,6 +53,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.decorateRequest('desk', null);
   app.decorateRequest('merchant', null);
   app.decorateRequest('catalogVersions', null);
+  app.decorateRequest('pendingAuth', null);
   app.decorateRequest('rawBody', null);
   app.decorateRequest('actor', null);
   const routes: RouteEntry[] = [];

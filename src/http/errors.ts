@@ -1,10 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode, type Refusal } from '../domain/errors.js';
 
-/** D1: `{"status":"error","fault":{"code","detail"},"traceId"}`; the status comes from the one code table. */
+/** D1: `{"status":"error","fault":{"code","detail"},"traceId"}`. */
+export function errorEnvelope(req: FastifyRequest, code: ErrorCode, detail: string | null) {
+  return { status: 'error', fault: { code, detail }, traceId: req.id };
+}
+
+/** The error envelope, with its status from the one code table. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, code: ErrorCode, detail: string | null = null): FastifyReply {
   // Also set here: errors raised by the router never pass the onRequest hook that sets it.
-  return reply.code(ERROR_STATUS[code]).header('X-Trace-Id', req.id).send({ status: 'error', fault: { code, detail }, traceId: req.id });
+  return reply.code(ERROR_STATUS[code]).header('X-Trace-Id', req.id).send(errorEnvelope(req, code, detail));
 }
 
 export function sendRefusal(req: FastifyRequest, reply: FastifyReply, r: Refusal): FastifyReply {

@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
-import { deskAuthenticator } from '../services/deskAuth.js';
+import { ERROR_STATUS } from '../domain/errors.js';
+import { deskAuthenticator, type PendingAuth, type Verdict } from '../services/deskAuth.js';
 import type { DeskRow } from '../store/desks.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { MerchantRow } from '../store/merchants.js';
 import { rawBodyOf } from './rawBody.js';
-import { sendError } from './errors.js';
+import { errorEnvelope, sendError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,6 +15,15 @@ declare module 'fastify' {
     merchant: MerchantRow | null;
     /** The catalogue versions read in that statement: cached providers and currencies are checked against them. */
     catalogVersions: CatalogVersions | null;
+    /**
+     * Set on a route that settles authentication inside its own statement (`settlesAuth`), when
+     * checks 1–5 passed against the remembered read of the desk: check 6 is still to be made.
+     */
+    pendingAuth: PendingAuth | null;
+  }
+  interface FastifyContextConfig {
+    /** The route makes authentication's last check inside its own statement when it can (see PendingAuth). */
+    settlesAuth?: boolean;
   }
 }
 
@@ -22,19 +32,59 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+function adopt(req: FastifyRequest, v: Verdict & { ok: true }): void {
+  req.desk = v.desk;
+  req.merchant = v.merchant;
+  req.catalogVersions = v.versions;
+}
+
+/**
+ * Completes a pending authentication (a no-op once settled): the refusal to answer instead of
+ * anything else, or null with the request now holding the desk as authentication left it.
+ */
+export async function settleAuth(req: FastifyRequest): Promise<Verdict & { ok: false } | null> {
+  const pending = req.pendingAuth;
+  if (!pending) return null;
+  const v = await pending.settle();
+  if (!v.ok) return v;
+  adopt(req, v);
+  return null;
+}
+
 /** The spec's six checks, in order, before any /gw/v1 route, over the raw body bytes. */
 export function gatewayAuthHook(ctx: Ctx) {
   const authenticate = deskAuthenticator(ctx);
   return async function authenticateGateway(req: FastifyRequest, reply: FastifyReply) {
-    const verdict = await authenticate({
+    const signed = {
       headers: { key: header(req, 'x-gate-key'), ts: header(req, 'x-gate-ts'), nonce: header(req, 'x-gate-nonce'), sign: header(req, 'x-gate-sign') },
       method: req.method,
       path: req.url.split('?')[0],
       bodySha256: rawBodyOf(req.body).sha256,
-    });
+    };
+    const pending = req.routeOptions.config.settlesAuth ? authenticate.pending(signed) : null;
+    if (pending) {
+      req.pendingAuth = pending;
+      adopt(req, { ok: true, ...pending.at });
+      return;
+    }
+    const verdict = await authenticate(signed);
     if (!verdict.ok) return sendError(req, reply, verdict.refusal.code, verdict.refusal.detail);
-    req.desk = verdict.desk;
-    req.merchant = verdict.merchant;
-    req.catalogVersions = verdict.versions;
+    adopt(req, verdict);
   };
 }
+
+/**
+ * The guard that makes a pending authentication safe: nothing is answered before it is settled.
+ * Whatever a route or a failed body check was about to answer is replaced by the refusal when
+ * authentication refuses, exactly as if it had been made first.
+ */
+async function settleBeforeAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (!req.pendingAuth || req.pendingAuth.settled) return payload;
+  const refused = await settleAuth(req);
+  if (!refused) return payload;
+  reply.code(ERROR_STATUS[refused.refusal.code]).removeHeader('retry-after').header('content-type', 'application/json; charset=utf-8');
+  return JSON.stringify(errorEnvelope(req, refused.refusal.code, refused.refusal.detail));
+}
+
+/** Route options of a route that settles authentication inside its own statement: the flag and its guard, always together. */
+export const SETTLES_AUTH = { config: { settlesAuth: true }, onSend: settleBeforeAnswer } as const;

@@ -25,6 +25,12 @@ export interface CascadeOptions {
   providerCap?: (providerId: string) => Promise<string | null>;
   /** The providers catalogue version read at authentication: providers kept at that version are used without a read. */
   providersVersion?: number;
+  /**
+   * Only as far as providers that issue within the process go: the first such provider that issues
+   * ends the walk as usual, but reaching any other provider (or the end of the list) gives null,
+   * and the caller reserves the order and runs the whole cascade.
+   */
+  instantOnly?: boolean;
   /** Random source for the half-open share; injectable for tests. */
   random?: () => number;
   /**
@@ -71,7 +77,9 @@ async function score(ctx: Ctx, p: ProviderRow, o: CascadeOrder, success: boolean
  * Step 12: providers covering method, rail, currency and amount, in priority order; paused ones and
  * open circuits skipped (but for the half-open share). No transaction is open while a provider is asked.
  */
-export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions): Promise<CascadeResult> {
+export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions & { instantOnly: true }): Promise<CascadeResult | null>;
+export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions): Promise<CascadeResult>;
+export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions): Promise<CascadeResult | null> {
   const deadline = ctx.clock.now() + CASCADE_BUDGET_MS;
   const random = opts.random ?? Math.random;
   const providerTimeoutMs = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
@@ -91,6 +99,7 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
       }
     }
     const kind = providerKind(p.kind);
+    if (opts.instantOnly && !kind.instant) return null;
     if (kind.scored && !(await admitProvider(ctx, p, o, random))) continue;
     // The cap and breaker checks above take time too; the provider gets what is left after them.
     const left = deadline - ctx.clock.now();
@@ -102,6 +111,7 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
     if (outcome.kind === 'issued') return { ok: true, providerId: p.id, payment: outcome.payment };
     ctx.log.info({ provider: p.id, orderId: o.orderId, outcome: outcome.kind, reason: outcome.reason }, 'provider did not issue');
   }
+  if (opts.instantOnly) return null;
   if (capDetail) return { ok: false, code: 'TRAFFIC_LIMIT_REACHED', detail: capDetail };
   return { ok: false, code: 'NO_AVAILABLE_METHOD', detail: `no provider currently accepts ${o.method}${o.rail ? ` ${o.rail}` : ''} in ${o.currency}; retry with back-off` };
 }

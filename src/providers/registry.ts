@@ -15,6 +15,11 @@ export interface ProviderKind {
   issue(ctx: Ctx, p: ProviderRow, o: IssueRequest, limits: { timeoutMs: number; budgetMs: number }): Promise<IssueOutcome>;
   /** Outcomes of this kind count for the circuit breaker (remote providers only). */
   readonly scored: boolean;
+  /**
+   * Issues within the process, reading and writing nothing (the sandbox): there is nothing to wait
+   * for between reserving an order and placing it, so both may be one statement.
+   */
+  readonly instant: boolean;
   /** Kinds that report payments over the signed connector: the key and secret their messages are checked with. */
   readonly inbound: { credentials(ctx: Ctx, p: ProviderRow): { key: string; secret: string } | null } | null;
 }
@@ -22,6 +27,7 @@ export interface ProviderKind {
 const sandbox: ProviderKind = {
   kind: 'sandbox',
   scored: false,
+  instant: true,
   inbound: null,
   async issue(ctx, _p, o) {
     try {
@@ -42,6 +48,7 @@ const sandbox: ProviderKind = {
 const pool: ProviderKind = {
   kind: 'pool',
   scored: false,
+  instant: false,
   inbound: null,
   async issue(ctx, p) {
     const req = await nextRequisite(ctx.db, p.id);
@@ -53,6 +60,7 @@ const pool: ProviderKind = {
 const http: ProviderKind = {
   kind: 'http',
   scored: true,
+  instant: false,
   inbound: {
     credentials(ctx, p) {
       return p.api_key !== null && p.secret_enc !== null ? { key: p.api_key, secret: ctx.box.open(p.secret_enc) } : null;

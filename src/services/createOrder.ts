@@ -5,19 +5,20 @@ import { fmt2, fmt8, settle, dec } from '../domain/money.js';
 import { checkCurrency, checkDeskLimits, IDEMPOTENCY_WINDOW_MS, parseCreateOrder, resolveRail, type CreateOrderRequest } from '../domain/orders.js';
 import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
-import { runCascade } from '../providers/cascade.js';
+import { runCascade, type CascadeOptions, type CascadeOrder } from '../providers/cascade.js';
+import type { PendingAuth } from './deskAuth.js';
+import { NONCE_MEMORY_MS } from './nonces.js';
 import type { Queryable } from '../store/db.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { DeskRow } from '../store/desks.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { Cap } from '../domain/turnover.js';
 import { claimRef, lockRef, reassignRef } from '../store/orderRefs.js';
-import { getOrderById, insertPendingOrder, insertPendingOrderClaimingRef, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
+import { getOrderById, insertPendingOrder, insertPendingOrderClaimingRef, insertPlacedOrderAuthenticating, insertPlacedOrderClaimingRef, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
 import { checkUrlRules } from './callbackUrls.js';
 import { expireIfDueInTx } from './orderActions.js';
-import { pricingOf } from './gatewayReads.js';
-import { getCurrencyWithRate } from '../store/currencies.js';
-import { capKeysOf, firstExceededCap } from './turnover.js';
+import { currenciesAt, pricingOf } from './gatewayReads.js';
+import { capsAt, firstExceededCap } from './turnover.js';
 import { createView } from './orderViews.js';
 
 /** A repeat that finds the first create still placing its order polls for it this often, up to the cascade budget. */
@@ -31,7 +32,14 @@ function refuse(r: Refusal): never {
 }
 
 /** Steps 1–10 of the spec's validation order; the first failure answers. Returns the new order's terms. */
-async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: CreateOrderRequest, nowMs: number): Promise<{ terms: Omit<NewOrder, 'id' | 'orderRef'>; caps: Cap[] }> {
+async function validate(
+  ctx: Ctx,
+  desk: DeskRow,
+  merchant: MerchantRow,
+  req: CreateOrderRequest,
+  nowMs: number,
+  versions: CatalogVersions | null | undefined,
+): Promise<{ terms: Omit<NewOrder, 'id' | 'orderRef'>; caps: Cap[] }> {
   if (merchant.status === 'Blocked') throw new AppError('MERCHANT_INACTIVE', merchant.block_reason ?? 'the merchant account is blocked');
   if (!desk.enabled) throw new AppError('SHOP_INACTIVE', 'the cash desk is disabled by the merchant');
   if (desk.stop_reason) throw new AppError('SHOP_STOPPED', desk.stop_reason);
@@ -42,9 +50,11 @@ async function validate(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, req: Cre
   const rail = resolveRail(desk.method, desk.rails, req.rail, req.operator);
   if (!rail.ok) refuse(rail.refusal);
   const scopeIds = { deskId: desk.id, merchantId: merchant.id, sandbox: merchant.status !== 'Active' };
-  // One statement: the currency, its rate and every turnover cap that can apply to the order.
-  const { currency, rate, caps } = await getCurrencyWithRate(ctx.db, req.currency, capKeysOf(scopeIds));
-  const pricing = pricingOf(ctx, currency, rate);
+  // The currency with its rate and the caps as of the catalogue versions authentication read: no
+  // statement at all when this instance kept them at those versions.
+  const [{ currencies, rates }, caps] = await Promise.all([currenciesAt(ctx, versions?.currencies), capsAt(ctx, scopeIds, versions?.limits)]);
+  const currency = currencies.get(req.currency) ?? null;
+  const pricing = pricingOf(ctx, currency, rates.get(req.currency));
   const cur = checkCurrency(
     req.currency,
     { known: currency !== null, enabled: currency?.enabled ?? false, hasRateSource: pricing.priceable || pricing.reason === 'stale' },
@@ -118,21 +128,133 @@ async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
   }
 }
 
+/** Steps 1–10 done: the order's terms, the new order, and how the cascade runs for it. */
+interface Prepared {
+  req: CreateOrderRequest;
+  terms: Omit<NewOrder, 'id' | 'orderRef'>;
+  fresh: NewOrder;
+  approved: boolean;
+  /** Under review with the sandbox off: no provider at all (MERCHANT_NOT_APPROVED after the reservation). */
+  shutOut: boolean;
+  cascadeOptions: CascadeOptions;
+}
+
+async function prepare(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions: CatalogVersions | null | undefined): Promise<Prepared> {
+  const parsed = parseCreateOrder(body);
+  if (!parsed.ok) refuse(parsed.refusal);
+  const req = parsed.value;
+  const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions);
+  const approved = merchant.status === 'Active';
+  return {
+    req,
+    terms,
+    fresh: { ...terms, id: newId('ord'), orderRef: req.orderRef },
+    approved,
+    shutOut: !approved && !merchant.sandbox,
+    cascadeOptions: {
+      approved,
+      providersVersion: versions?.providers,
+      providerCap: (providerId: string) =>
+        firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(terms.settledAmount), 'provider', caps),
+    },
+  };
+}
+
+const cascadeOf = (order: NewOrder): CascadeOrder => ({
+  orderId: order.id,
+  method: order.method,
+  rail: order.rail,
+  amount: order.amount,
+  currency: order.currency,
+  operator: order.operator,
+  expiresAt: isoSeconds(order.expiresAt),
+});
+
+/**
+ * Step 12 before step 11, when the provider the cascade comes to first issues within the process
+ * (the sandbox): its details, so that reserving and placing can be one statement. Null otherwise.
+ */
+async function issueAtOnce(ctx: Ctx, p: Prepared) {
+  if (p.shutOut) return null;
+  const instant = await runCascade(ctx, cascadeOf(p.fresh), { ...p.cascadeOptions, instantOnly: true });
+  return instant?.ok ? instant : null;
+}
+
 /** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. Answers the create fields. */
 export async function createOrder(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null) {
   return createView(await createOrderRow(ctx, desk, merchant, body, versions));
 }
 
-async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null): Promise<OrderRow> {
-  const parsed = parseCreateOrder(body);
-  if (!parsed.ok) refuse(parsed.refusal);
-  const req = parsed.value;
-  const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now());
+export type AtOnce = { kind: 'created'; order: ReturnType<typeof createView> } | { kind: 'continue'; admitted: boolean };
+const NOT_AT_ONCE: AtOnce = { kind: 'continue', admitted: false };
 
-  // Step 11 in one statement when the reference is free (or there is none); the idempotency rules
-  // in a transaction of their own only when it is already held.
+/**
+ * POST /gw/v1/orders in one statement with authentication's last check (see PendingAuth): the
+ * order is validated against the desk and merchant as this instance last read them, one
+ * admission is taken from the desk's order limit, and a single statement claims the nonce (only if
+ * that read is still current), the reference and the placed order.
+ *
+ * `created` is the answer. Anything else is `continue`: when the statement claimed the nonce (the
+ * reference was held) authentication is settled and the admission kept (`admitted`); otherwise
+ * nothing was written, the admission was given back, and the request goes the usual way
+ * (authentication's own statement first), where any refusal is found and answered in the
+ * spec's order.
+ */
+export async function createOrderAtOnce(ctx: Ctx, auth: PendingAuth, body: Record<string, unknown>): Promise<AtOnce> {
+  const { desk, merchant, merchantVersion, versions } = auth.at;
+  let p: Prepared;
+  try {
+    p = await prepare(ctx, desk, merchant, body, versions);
+  } catch (err) {
+    if (err instanceof AppError) return NOT_AT_ONCE;
+    throw err;
+  }
+  const issued = await issueAtOnce(ctx, p);
+  if (!issued) return NOT_AT_ONCE;
+  if (!(await ctx.limits.orderCreate.take(desk.key)).ok) return NOT_AT_ONCE;
+  const now = ctx.clock.now();
+  const r = await insertPlacedOrderAuthenticating(ctx.db, p.fresh, issued.payment, issued.providerId, {
+    deskKey: desk.key,
+    nonce: auth.nonce,
+    sealedSecret: desk.secret_enc,
+    deskVersion: desk.row_version,
+    merchantVersion,
+    versions,
+    now: new Date(now),
+    nonceExpiresAt: new Date(now + NONCE_MEMORY_MS),
+  });
+  if (r.claimed) auth.settledBy();
+  if (r.placed) {
+    ctx.metrics.ordersCreated.inc({ method: p.fresh.method, rail: p.fresh.rail ?? '' });
+    const o = p.fresh;
+    return {
+      kind: 'created',
+      order: createView({
+        id: o.id, amount: o.amount, currency: o.currency, settled_amount: o.settledAmount, rate: o.rate, method: o.method, rail: o.rail,
+        status: 'Created', payment: issued.payment, created_at: o.createdAt, expires_at: o.expiresAt,
+      }),
+    };
+  }
+  if (r.claimed) return { kind: 'continue', admitted: true };
+  await ctx.limits.orderCreate.refund(desk.key);
+  return NOT_AT_ONCE;
+}
+
+async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null): Promise<OrderRow> {
+  const p = await prepare(ctx, desk, merchant, body, versions);
+  const { req, terms, fresh, cascadeOptions } = p;
+
+  // Steps 11 and 12 in one statement when the provider the cascade comes to first issues within the
+  // process (the sandbox) and the reference is free: the order is inserted already placed.
+  const issued = await issueAtOnce(ctx, p);
+  if (issued) {
+    const placed = await insertPlacedOrderClaimingRef(ctx.db, fresh, issued.payment, issued.providerId);
+    if (placed) return created(ctx, placed);
+  }
+
+  // Otherwise step 11 in one statement when the reference is free (or there is none); the
+  // idempotency rules in a transaction of their own only when it is already held.
   let decision: Decision;
-  const fresh: NewOrder = { ...terms, id: newId('ord'), orderRef: req.orderRef };
   if (await insertPendingOrderClaimingRef(ctx.db, fresh)) {
     decision = { kind: 'new', order: fresh };
   } else {
@@ -145,28 +267,11 @@ async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, bo
   if (decision.kind === 'existing') return decision.order;
 
   const order = decision.order;
-  const approved = merchant.status === 'Active';
-  if (!approved && !merchant.sandbox) {
+  if (p.shutOut) {
     await markPlacementFailed(ctx.db, order.id, new Date(ctx.clock.now()));
     throw new AppError('MERCHANT_NOT_APPROVED', 'the account is under review and the sandbox is off');
   }
-  const result = await runCascade(
-    ctx,
-    {
-      orderId: order.id,
-      method: order.method,
-      rail: order.rail,
-      amount: order.amount,
-      currency: order.currency,
-      operator: order.operator,
-      expiresAt: isoSeconds(order.expiresAt),
-    },
-    {
-      approved,
-      providersVersion: versions?.providers,
-      providerCap: (providerId) => firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(order.settledAmount), 'provider', caps),
-    },
-  );
+  const result = await runCascade(ctx, cascadeOf(order), cascadeOptions);
   const now = new Date(ctx.clock.now());
   if (!result.ok) {
     await markPlacementFailed(ctx.db, order.id, now);
@@ -174,6 +279,10 @@ async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, bo
   }
   const placed = await markPlaced(ctx.db, order.id, result.payment, result.providerId, now);
   if (!placed) throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
-  ctx.metrics.ordersCreated.inc({ method: order.method, rail: order.rail ?? '' });
+  return created(ctx, placed);
+}
+
+function created(ctx: Ctx, placed: OrderRow): OrderRow {
+  ctx.metrics.ordersCreated.inc({ method: placed.method, rail: placed.rail ?? '' });
   return placed;
 }

@@ -17,40 +17,63 @@ export interface SignedRequest {
   bodySha256: string;
 }
 
-type Verdict = ({ ok: true } & DeskAtAuth) | { ok: false; refusal: Refusal };
+export type Verdict = ({ ok: true } & DeskAtAuth) | { ok: false; refusal: Refusal };
 
 const AUTH_FAILED: Verdict = { ok: false, refusal: { code: 'AUTH_FAILED', detail: 'unknown key or signature mismatch' } };
 const REPLAY: Verdict = { ok: false, refusal: { code: 'REPLAY_DETECTED', detail: 'nonce already used for this cash desk within 360 seconds' } };
 
-/** How many desk keys keep their sealed secret in memory (a few hundred bytes each). */
+/** How many desk keys keep their last authenticated read in memory (about a kilobyte each). */
 const REMEMBERED_KEYS = 10_000;
+/** How many recent nonces of pending authentications are remembered (about a hundred bytes each). */
+const PENDING_NONCES = 50_000;
+
+/**
+ * A request whose checks 1–5 passed against the desk as this instance last read it, with the
+ * last check (is that read still current, and is the nonce fresh) not yet made. A route that can
+ * make that check inside its own statement (order creation) does so and calls `settledBy`; any
+ * other outcome calls `settle`, which makes it the usual way, before anything is answered.
+ */
+export interface PendingAuth {
+  /** The desk, merchant and catalogue versions the signature was checked against. */
+  readonly at: DeskAtAuth;
+  readonly key: string;
+  readonly nonce: string;
+  readonly settled: boolean;
+  /** Authentication's own statement, once; later calls answer the same verdict. */
+  settle(): Promise<Verdict>;
+  /** A statement of the route's own claimed the nonce with `at` still current: authentication is done. */
+  settledBy(): void;
+}
 
 /**
  * The spec's six checks, in order; the nonce is consumed only once checks 1–5 pass.
  *
- * Each desk key's sealed secret is remembered after its first request. When the replay memory is
- * the database, a request whose signature matches the remembered secret then needs one statement:
- * it reads the desk and merchant as they are now and claims the nonce only if the secret is still
- * that one. A rotated secret is seen in that same statement (nothing claimed, the request checked
- * again against the new secret), a stopped desk or blocked merchant in the rows it returns, so a
- * change takes effect on the very next request on every instance.
+ * Each desk key's last read (desk, merchant, catalogue versions) is remembered after its first
+ * request. When the replay memory is the database, a request whose signature matches the
+ * remembered secret then needs one statement: it reads the desk and merchant as they are now and
+ * claims the nonce only if the secret is still that one. A rotated secret is seen in that same
+ * statement (nothing claimed, the request checked again against the new secret), a stopped desk
+ * or blocked merchant in the rows it returns, so a change takes effect on the very next request on
+ * every instance.
  */
 export function deskAuthenticator(ctx: Ctx) {
   const secrets = new DeskSecretCache(ctx.box);
-  const sealedByKey = new Map<string, string>();
-  const remember = (key: string, sealed: string) => {
-    if (!sealedByKey.has(key) && sealedByKey.size >= REMEMBERED_KEYS) sealedByKey.delete(sealedByKey.keys().next().value!);
-    sealedByKey.set(key, sealed);
+  const known = new Map<string, DeskAtAuth>();
+  const pendingNonces = new Set<string>();
+  const remember = (key: string, at: DeskAtAuth) => {
+    if (!known.has(key) && known.size >= REMEMBERED_KEYS) known.delete(known.keys().next().value!);
+    known.set(key, at);
   };
   const signedWith = (sealed: string, h: AuthHeaders, r: SignedRequest) =>
     signatureMatches(h.sign!, hmacHex(secrets.open(sealed), signingStringWithBodyHash(h.ts!, h.nonce!, r.method, r.path, r.bodySha256)));
+  const accepted = (at: DeskAtAuth): Verdict => ({ ok: true, desk: at.desk, merchant: at.merchant, merchantVersion: at.merchantVersion, versions: at.versions });
 
   /** Checks 5 and 6 against the desk as read, then the nonce on its own. */
   async function checkAndClaim(found: DeskAtAuth, h: AuthHeaders, r: SignedRequest): Promise<Verdict> {
-    remember(h.key!, found.desk.secret_enc);
+    remember(h.key!, found);
     if (!signedWith(found.desk.secret_enc, h, r)) return AUTH_FAILED;
     if (!(await ctx.nonces.claim(found.desk.key, h.nonce!))) return REPLAY;
-    return { ok: true, desk: found.desk, merchant: found.merchant, versions: found.versions };
+    return accepted(found);
   }
 
   /** A fresh read of the desk first, for a key without a remembered secret or a signature that does not match it. */
@@ -62,22 +85,71 @@ export function deskAuthenticator(ctx: Ctx) {
     return AUTH_FAILED;
   }
 
-  return async function authenticateDesk(r: SignedRequest): Promise<Verdict> {
-    const h = r.headers;
-    const pre = precheckAuth(h, ctx.clock.now());
-    if (pre) return { ok: false, refusal: pre };
-    const sealed = sealedByKey.get(h.key!);
-    // Without a remembered secret, or a signature that does not match it (perhaps made with a
-    // secret rotated on another instance), the desk is read afresh first.
-    if (!sealed || !ctx.nonces.claimWithDesk || !signedWith(sealed, h, r)) return readAndClaim(h, r);
-    const now = await ctx.nonces.claimWithDesk(h.key!, h.nonce!, sealed);
+  /** Check 6 and the currency of the remembered read, in one statement, for a request signed with the remembered secret. */
+  async function claimRemembered(h: AuthHeaders, r: SignedRequest, sealed: string): Promise<Verdict> {
+    const now = await ctx.nonces.claimWithDesk!(h.key!, h.nonce!, sealed);
     if (!now) {
-      sealedByKey.delete(h.key!);
+      known.delete(h.key!);
       return AUTH_FAILED;
     }
     // Rotated since it was remembered: the request is checked against the secret of now.
     if (now.desk.secret_enc !== sealed) return checkAndClaim(now, h, r);
+    remember(h.key!, now);
     if (!now.claimed) return REPLAY;
-    return { ok: true, desk: now.desk, merchant: now.merchant, versions: now.versions };
-  };
+    return accepted(now);
+  }
+
+  /** The remembered read whose secret signed this request, or null (then only the full path applies). */
+  function rememberedSigner(h: AuthHeaders, r: SignedRequest): DeskAtAuth | null {
+    const at = known.get(h.key!);
+    return at && ctx.nonces.claimWithDesk && signedWith(at.desk.secret_enc, h, r) ? at : null;
+  }
+
+  async function authenticateDesk(r: SignedRequest): Promise<Verdict> {
+    const h = r.headers;
+    const pre = precheckAuth(h, ctx.clock.now());
+    if (pre) return { ok: false, refusal: pre };
+    // Without a remembered secret, or a signature that does not match it (perhaps made with a
+    // secret rotated on another instance), the desk is read afresh first.
+    const at = rememberedSigner(h, r);
+    return at ? claimRemembered(h, r, at.desk.secret_enc) : readAndClaim(h, r);
+  }
+
+  /**
+   * Checks 1–5 against the remembered read without a statement, leaving check 6 pending; null when
+   * the request must take the full path (nothing remembered, the signature does not match it, or
+   * the replay memory is not the database).
+   */
+  function pending(r: SignedRequest): PendingAuth | null {
+    const h = r.headers;
+    if (precheckAuth(h, ctx.clock.now())) return null;
+    const at = rememberedSigner(h, r);
+    if (!at) return null;
+    // A nonce this instance already saw pending is a replay: it takes the full path, where it is
+    // refused before the route does anything (a replayed order never holds the desk's order limit).
+    const seen = `${h.key}\n${h.nonce}`;
+    if (pendingNonces.has(seen)) return null;
+    if (pendingNonces.size >= PENDING_NONCES) pendingNonces.delete(pendingNonces.values().next().value!);
+    pendingNonces.add(seen);
+    let verdict: Promise<Verdict> | null = null;
+    let settled = false;
+    return {
+      at,
+      key: h.key!,
+      nonce: h.nonce!,
+      get settled() {
+        return settled;
+      },
+      settle() {
+        settled = true;
+        return (verdict ??= claimRemembered(h, r, at.desk.secret_enc));
+      },
+      settledBy() {
+        settled = true;
+        verdict ??= Promise.resolve(accepted(at));
+      },
+    };
+  }
+
+  return Object.assign(authenticateDesk, { pending });
 }

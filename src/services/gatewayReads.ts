@@ -3,7 +3,7 @@ import { isMethod, isRailless, railServesCurrency, type Method } from '../domain
 import { fmt8 } from '../domain/money.js';
 import { priceCurrency, type Pricing } from '../domain/pricing.js';
 import { methodsPicture } from '../domain/providers.js';
-import { readCatalogVersions, type CatalogVersions } from '../store/catalogVersions.js';
+import { keptCatalog, type CatalogVersions } from '../store/catalogVersions.js';
 import { listCurrencies, listRates, type CurrencyRow, type RateRow } from '../store/currencies.js';
 import type { DeskRow } from '../store/desks.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
@@ -25,28 +25,15 @@ export function pricingOf(ctx: Ctx, c: CurrencyRow | null, r: RateRow | undefine
   );
 }
 
-interface CurrencySnapshot {
-  version: number;
-  currencies: Map<string, CurrencyRow>;
-  rates: Map<string, RateRow>;
-}
+/** Every currency with its rate, kept at the currencies catalogue version. */
+const currenciesKept = keptCatalog('currencies', async (q) => {
+  const [currencies, rates] = await Promise.all([listCurrencies(q), listRates(q)]);
+  return { currencies: new Map(currencies.map((c) => [c.code, c])), rates: new Map(rates.map((r) => [r.code, r])) };
+});
 
-/** The last currencies and rates read per context, with the catalogue version they were read at. */
-const currencySnapshots = new WeakMap<Ctx, CurrencySnapshot>();
-
-/**
- * Every currency with its rate. Given the currencies catalogue version that authentication read,
- * the rows kept at that same version are used without a read. A fresh read takes the version
- * first, so rows are never kept under a version newer than they are.
- */
-async function currenciesAt(ctx: Ctx, atVersion: number | undefined): Promise<Pick<CurrencySnapshot, 'currencies' | 'rates'>> {
-  const kept = currencySnapshots.get(ctx);
-  if (kept && atVersion !== undefined && kept.version === atVersion) return kept;
-  const { currencies: version } = await readCatalogVersions(ctx.db);
-  const [currencies, rates] = await Promise.all([listCurrencies(ctx.db), listRates(ctx.db)]);
-  const snap = { version, currencies: new Map(currencies.map((c) => [c.code, c])), rates: new Map(rates.map((r) => [r.code, r])) };
-  currencySnapshots.set(ctx, snap);
-  return snap;
+/** Every currency with its rate as of the currencies catalogue version authentication read (a fresh read without one). */
+export function currenciesAt(ctx: Ctx, atVersion: number | undefined) {
+  return currenciesKept(ctx.db, atVersion);
 }
 
 export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefined, versions?: CatalogVersions | null) {

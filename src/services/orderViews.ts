@@ -8,7 +8,7 @@ import type { OrderRow } from '../store/orders.js';
 export const paymentView = paymentOf;
 
 /** The 201 create response: exactly the spec's create fields; orderRef is always null here. */
-export function createView(o: OrderRow) {
+export function createView(o: Pick<OrderRow, 'id' | 'amount' | 'currency' | 'settled_amount' | 'rate' | 'method' | 'rail' | 'status' | 'payment' | 'created_at' | 'expires_at'>) {
   return {
     id: o.id,
     orderRef: null,

@@ -19,6 +19,8 @@ export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
 
 export interface Limiter {
   take(key: string): Promise<Admission>;
+  /** Gives back one admission that `take` granted to a request that then turned out not to count (a replay, say). */
+  refund(key: string): Promise<void>;
   /** Keys that currently hold queue state (requests admitted or waiting right now); idle keys hold none. */
   activeKeys(): number;
 }
@@ -77,6 +79,9 @@ function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
             throw err instanceof AppError ? err : new AppError('SERVICE_UNAVAILABLE', 'shared rate limits (Redis) are unavailable; retry shortly');
           })
       : take,
+    async refund(key) {
+      await base.reward(key, 1).catch(() => {});
+    },
     activeKeys: () => queues.size,
   };
 }

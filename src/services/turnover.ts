@@ -5,7 +5,8 @@ import { AppError } from '../domain/errors.js';
 import { newId } from '../ids.js';
 import { dec, fmt8 } from '../domain/money.js';
 import type { Queryable } from '../store/db.js';
-import { addToCounter, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
+import { keptCatalog } from '../store/catalogVersions.js';
+import { addToCounter, allCapsInCheckOrder, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
 
 export interface ScopeIds {
   deskId: string;
@@ -40,8 +41,18 @@ function appliesTo(c: Cap, s: ScopeIds): boolean {
   return c.scopeId === (c.scope === 'desk' ? s.deskId : s.merchantId);
 }
 
-/** The `scope:id` keys of an order's desk and merchant, for reading their caps with the order's other terms. */
-export const capKeysOf = (s: ScopeIds): string[] => [`desk:${s.deskId}`, `merchant:${s.merchantId}`];
+/** Every cap in check order, kept at the limits catalogue version. */
+const capsKept = keptCatalog('limits', allCapsInCheckOrder);
+
+/**
+ * The caps an order of these scopes is checked against, as of the limits catalogue version that
+ * authentication read (a fresh read without one): the desk's, the merchant's, the providers' and
+ * the platform's, narrowest first. Which of them apply is `firstExceededCap`'s to decide.
+ */
+export async function capsAt(ctx: Ctx, s: ScopeIds, atVersion: number | undefined): Promise<Cap[]> {
+  const all = await capsKept(ctx.db, atVersion);
+  return all.filter((c) => c.scope === 'platform' || c.scope === 'provider' || c.scopeId === (c.scope === 'desk' ? s.deskId : s.merchantId));
+}
 
 const idFor = (cap: Cap, s: ScopeIds): string =>
   cap.scope === 'desk' ? s.deskId : cap.scope === 'merchant' ? s.merchantId : cap.scope === 'provider' ? (s.providerId ?? '') : '';

@@ -1,5 +1,3 @@
-import { CAP_ORDER, toCap, type LimitRow } from './turnover.js';
-import type { Cap } from '../domain/turnover.js';
 import type { Queryable } from './db.js';
 
 export interface CurrencyRow {
@@ -94,45 +92,6 @@ export async function flagMarketRate(q: Queryable, code: string, flag: string | 
 }
 
 /** A currency and its rate row in one round trip (order creation reads both for every order). */
-/**
- * A currency with its rate, and, for order creation, in the same statement every turnover cap that
- * can apply to the order: the platform's, every provider's, and those of the given desk and merchant
- * (`scope:id` keys).
- */
-export async function getCurrencyWithRate(q: Queryable, code: string, capKeys: string[] | null = null): Promise<{ currency: CurrencyRow | null; rate: RateRow | null; caps: Cap[] }> {
-  const { rows } = await q.query<Omit<CurrencyRow, 'code' | 'updated_at'> & Omit<RateRow, 'code' | 'updated_at'> & { c_code: string | null; r_code: string | null; c_updated_at: Date; r_updated_at: Date; caps: LimitRow[] | null }>(
-    `SELECT c.code AS c_code, c.enabled, c.spread_percent, c.updated_at AS c_updated_at,
-            r.code AS r_code, r.manual_rate, r.manual_set_at, r.market_rate, r.market_source, r.market_fetched_at,
-            r.market_attempt_at, r.market_flag, r.updated_at AS r_updated_at,
-            (SELECT json_agg(json_build_object('id', l.id, 'scope', l.scope, 'scope_id', l.scope_id, 'win', l.win, 'cap_usd', l.cap_usd::text,
-                                               'notify_only', l.notify_only) ORDER BY ${CAP_ORDER})
-               FROM turnover_limits l
-              WHERE $2::text[] IS NOT NULL AND (l.scope IN ('platform', 'provider') OR (l.scope || ':' || l.scope_id) = ANY($2::text[]))) AS caps
-       FROM (SELECT $1::text AS code) k
-       LEFT JOIN currencies c ON c.code = k.code
-       LEFT JOIN rates r ON r.code = k.code`,
-    [code, capKeys],
-  );
-  const x = rows[0];
-  return {
-    currency: x?.c_code ? { code, enabled: x.enabled, spread_percent: x.spread_percent, updated_at: x.c_updated_at } : null,
-    rate: x?.r_code
-      ? {
-          code,
-          manual_rate: x.manual_rate,
-          manual_set_at: x.manual_set_at,
-          market_rate: x.market_rate,
-          market_source: x.market_source,
-          market_fetched_at: x.market_fetched_at,
-          market_attempt_at: x.market_attempt_at,
-          market_flag: x.market_flag,
-          updated_at: x.r_updated_at,
-        }
-      : null,
-    caps: (x?.caps ?? []).map(toCap),
-  };
-}
-
 /**
  * Claims this refresh of a currency for one instance: the attempt time moves to `at` only if the
  * last attempt is older than `lastBefore` (or in the future, after a clock step back). Instances

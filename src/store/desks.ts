@@ -19,6 +19,8 @@ export interface DeskRow {
   enabled: boolean;
   stop_reason: string | null;
   created_at: Date;
+  /** Raised by the database on every change (migration 0008). */
+  row_version: number;
 }
 
 export interface NewDesk {
@@ -109,7 +111,8 @@ export async function listDesks(q: Queryable, f: { merchantId: string | null; be
  */
 // The catalogue versions ride along, so cached providers and currencies are checked by the same read.
 const DESK_WITH_MERCHANT = `SELECT d.*, m.name AS m_name, m.status AS m_status, m.status_before_block AS m_status_before_block, m.block_reason AS m_block_reason,
-            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at, ${CATALOG_VERSIONS_SQL}
+            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at, m.row_version AS m_row_version,
+            ${CATALOG_VERSIONS_SQL}
        FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1`;
 
 type DeskMerchantRow = DeskRow & {
@@ -120,23 +123,26 @@ type DeskMerchantRow = DeskRow & {
   m_sandbox: boolean;
   m_balance: string;
   m_created_at: Date;
-  v_providers: number;
-  v_currencies: number;
+  m_row_version: number;
+  catalog_versions: CatalogVersions;
 };
 
 /** What authentication reads: the desk, its merchant, and the catalogue versions of that moment. */
 export interface DeskAtAuth {
   desk: DeskRow;
   merchant: MerchantRow;
+  /** The merchant row's version (raised by any change but a balance move). */
+  merchantVersion: number;
   versions: CatalogVersions;
 }
 
 function splitDeskMerchant(r: DeskMerchantRow): DeskAtAuth {
-  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, v_providers, v_currencies, ...desk } = r;
+  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, m_row_version, catalog_versions, ...desk } = r;
   return {
     desk,
     merchant: { id: desk.merchant_id, name: m_name, status: m_status, status_before_block: m_status_before_block, block_reason: m_block_reason, sandbox: m_sandbox, balance: m_balance, created_at: m_created_at },
-    versions: { providers: v_providers, currencies: v_currencies },
+    merchantVersion: m_row_version,
+    versions: catalog_versions,
   };
 }
 

@@ -1,4 +1,5 @@
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
+import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
 export interface OrderRow {
@@ -65,6 +66,11 @@ const PENDING_ORDER_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created'
 const pendingOrderParams = (o: NewOrder) => [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox,
   o.notifyUrl, o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt];
 
+/** The order's reference claimed unless held (in the order parameters' numbering); `claim` has a row when it was. */
+const CLAIM_REF = `WITH claim AS (
+       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at) VALUES ($2, $4, $1, $5, $6, $18)
+       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1)`;
+
 /** The reservation: invisible ('pending') until the provider cascade has placed it. */
 export async function insertPendingOrder(q: Queryable, o: NewOrder): Promise<void> {
   await q.query(`INSERT INTO orders (${PENDING_ORDER_COLUMNS}) VALUES (${PENDING_ORDER_VALUES})`, pendingOrderParams(o));
@@ -81,13 +87,83 @@ export async function insertPendingOrderClaimingRef(q: Queryable, o: NewOrder): 
     return true;
   }
   const { rows } = await q.query(
-    `WITH claim AS (
-       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at) VALUES ($2, $4, $1, $5, $6, $18)
-       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1)
+    `${CLAIM_REF}
      INSERT INTO orders (${PENDING_ORDER_COLUMNS}) SELECT ${PENDING_ORDER_VALUES} WHERE EXISTS (SELECT 1 FROM claim) RETURNING 1`,
     pendingOrderParams(o),
   );
   return rows.length === 1;
+}
+
+/**
+ * Reservation and placement in one statement, for an order whose provider issued its details
+ * without leaving the process (nothing to wait for in between): the reference claimed (when there
+ * is one) and the order inserted already placed, both or neither. Null when the reference is
+ * already held, which the caller settles with the idempotency rules.
+ */
+export async function insertPlacedOrderClaimingRef(q: Queryable, o: NewOrder, payment: Record<string, string | null>, providerId: string): Promise<OrderRow | null> {
+  const columns = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
+  const values = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
+  const params = [...pendingOrderParams(o), JSON.stringify(payment), providerId];
+  const { rows } = await q.query<OrderRow>(
+    o.orderRef === null
+      ? `INSERT INTO orders (${columns}) VALUES (${values}) RETURNING *`
+      : `${CLAIM_REF}
+         INSERT INTO orders (${columns}) SELECT ${values} WHERE EXISTS (SELECT 1 FROM claim) RETURNING *`,
+    params,
+  );
+  return rows[0] ?? null;
+}
+
+/** What authentication left to check for an order created in one statement with it (see `insertPlacedOrderAuthenticating`). */
+export interface AuthToSettle {
+  deskKey: string;
+  nonce: string;
+  /** The desk's sealed secret, desk and merchant row versions and catalogue versions the request was checked against. */
+  sealedSecret: string;
+  deskVersion: number;
+  merchantVersion: number;
+  versions: CatalogVersions;
+  now: Date;
+  nonceExpiresAt: Date;
+}
+
+/**
+ * Authentication's last check, the reservation and the placement in one statement. The nonce is
+ * claimed only while the desk (with its secret), its merchant and the catalogues are at the
+ * versions the order was validated against (`current`); the reference only if the nonce was
+ * claimed (`claimed`); the order is inserted, already placed, only if the reference was free or
+ * there is none (`placed`). When the desk, merchant or a catalogue moved, nothing is written.
+ */
+export async function insertPlacedOrderAuthenticating(
+  db: Db,
+  o: NewOrder,
+  payment: Record<string, string | null>,
+  providerId: string,
+  a: AuthToSettle,
+): Promise<{ current: boolean; claimed: boolean; placed: boolean }> {
+  const columns = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
+  const values = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
+  const { rows } = await db.query<{ current: number; claimed: number; placed: number }>(
+    `WITH current AS (
+       SELECT 1 FROM desks d JOIN merchants m ON m.id = d.merchant_id
+        WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb),
+     n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT $22, $23, $29 FROM current
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $28
+       RETURNING 1),
+     claim AS (
+       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
+       SELECT $2, $4, $1, $5, $6, $18 WHERE $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM n)
+       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1),
+     o AS (
+       INSERT INTO orders (${columns}) SELECT ${values}
+        WHERE EXISTS (SELECT 1 FROM n) AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claim)) RETURNING 1)
+     SELECT (SELECT count(*) FROM current)::int AS current, (SELECT count(*) FROM n)::int AS claimed, (SELECT count(*) FROM o)::int AS placed`,
+    [...pendingOrderParams(o), JSON.stringify(payment), providerId,
+      a.deskKey, a.nonce, a.sealedSecret, a.deskVersion, a.merchantVersion, JSON.stringify(a.versions), a.now, a.nonceExpiresAt],
+  );
+  const r = rows[0]!;
+  return { current: r.current === 1, claimed: r.claimed === 1, placed: r.placed === 1 };
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */

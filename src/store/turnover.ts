@@ -31,10 +31,16 @@ export async function listLimits(q: Queryable): Promise<Cap[]> {
   return rows.map(toCap);
 }
 
-/** Caps that apply to the given scopes (platform caps always apply). */
 /** Caps in the order they are checked: the narrowest scope first (desk, merchant, provider, platform), then the oldest. */
 export const CAP_ORDER = `CASE l.scope WHEN 'desk' THEN 0 WHEN 'merchant' THEN 1 WHEN 'provider' THEN 2 ELSE 3 END, l.created_at, l.id`;
 
+/** Every cap, in the order they are checked. */
+export async function allCapsInCheckOrder(q: Queryable): Promise<Cap[]> {
+  const { rows } = await q.query<LimitRow>(`SELECT * FROM turnover_limits l ORDER BY ${CAP_ORDER}`);
+  return rows.map(toCap);
+}
+
+/** Caps that apply to the given scopes (platform caps always apply). */
 export async function capsFor(q: Queryable, scopes: { scope: Scope; id: string }[]): Promise<Cap[]> {
   const { rows } = await q.query<LimitRow>(
     `SELECT * FROM turnover_limits l WHERE scope = 'platform' OR (scope || ':' || scope_id) = ANY($1::text[]) ORDER BY ${CAP_ORDER}`,

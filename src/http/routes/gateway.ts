@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../../context.js';
 import { getAppealForDesk, openAppeal } from '../../services/appeals.js';
-import { createOrder } from '../../services/createOrder.js';
+import { createOrder, createOrderAtOnce } from '../../services/createOrder.js';
 import { eventsFeed } from '../../services/events.js';
 import { balanceOf, methodsFor, ratesFor } from '../../services/gatewayReads.js';
 import { cancelByMerchant } from '../../services/orderActions.js';
 import { getOrder } from '../../services/orders.js';
-import { sendOk, sendTooMany } from '../errors.js';
+import { sendOk, sendRefusal, sendTooMany } from '../errors.js';
+import { SETTLES_AUTH, settleAuth } from '../gatewayAuth.js';
 import { GATEWAY_SECURITY } from '../openapi.js';
 import { IdParam, routeSchema } from '../schemas/common.js';
 import * as S from '../schemas/gateway.js';
@@ -68,11 +69,24 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           ],
           extra: TOO_MANY,
         }),
+        ...SETTLES_AUTH,
       },
       async (req, reply) => {
+        let admitted = false;
+        if (req.pendingAuth) {
+          // Authentication's last check, the limit, the reservation and the placement at once when
+          // nothing stands in the way; otherwise authentication is settled first, as usual.
+          const atOnce = await createOrderAtOnce(ctx, req.pendingAuth, req.body);
+          if (atOnce.kind === 'created') return sendOk(req, reply, atOnce.order, 201);
+          admitted = atOnce.admitted;
+          const refused = await settleAuth(req);
+          if (refused) return sendRefusal(req, reply, refused.refusal);
+        }
         // 30 per 10 s per desk key, 5 queued; counted after authentication so nobody can spend a desk's quota.
-        const admission = await ctx.limits.orderCreate.take(req.desk!.key);
-        if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+        if (!admitted) {
+          const admission = await ctx.limits.orderCreate.take(req.desk!.key);
+          if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+        }
         return sendOk(req, reply, await createOrder(ctx, req.desk!, req.merchant!, req.body, req.catalogVersions), 201);
       },
     );
