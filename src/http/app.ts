@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../ids.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../context.js';
@@ -38,7 +38,7 @@ export const API_VERSION = '1.0.0';
 export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
-    genReqId: () => randomBytes(12).toString('hex'),
+    genReqId: () => randomHex(12),
     // One line per request is written by the onResponse hook below, with the route and the trace id.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     trustProxy: ctx.config.trustProxy,

@@ -1,6 +1,8 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import { findScopedOrder, listOrders as selectOrders, orderSeq, type OrderRow, type OrderScope } from '../store/orders.js';
+import { findScopedOrder, listOrders as selectOrders, orderSeq, readDeskOrderAuthenticating, type OrderRow, type OrderScope } from '../store/orders.js';
+import type { PendingAuth } from './deskAuth.js';
+import { NONCE_MEMORY_MS } from './nonces.js';
 import { operatorOrderView, orderView } from './orderViews.js';
 import { pageOf, type Page } from './paging.js';
 
@@ -16,6 +18,25 @@ export async function findOrderRow(ctx: Ctx, scope: OrderScope, idOrRef: string)
 /** `GET /gw/v1/orders/{id}` and the cabinet's order: the Order get fields. */
 export async function getOrder(ctx: Ctx, scope: OrderScope, idOrRef: string) {
   return orderView(await findOrderRow(ctx, scope, idOrRef));
+}
+
+/**
+ * `GET /gw/v1/orders/{id}` in one statement with authentication's last check (see PendingAuth):
+ * the order view, or null for not found, once the statement settled authentication; undefined
+ * when it could not (a secret rotated since, a replayed nonce), and the request goes the usual way.
+ */
+export async function getOrderAtOnce(ctx: Ctx, auth: PendingAuth, idOrRef: string): Promise<ReturnType<typeof orderView> | null | undefined> {
+  const now = ctx.clock.now();
+  const r = await readDeskOrderAuthenticating(ctx.db, auth.at.desk.id, idOrRef, {
+    deskKey: auth.key,
+    nonce: auth.nonce,
+    sealedSecret: auth.at.desk.secret_enc,
+    now: new Date(now),
+    nonceExpiresAt: new Date(now + NONCE_MEMORY_MS),
+  });
+  if (!r.claimed) return undefined;
+  auth.settledBy();
+  return r.order ? orderView(r.order) : null;
 }
 
 /** The operator's order: the get fields plus desk, merchant, provider and sandbox. */

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from './db.js';
-import { RELAXED_COMMIT } from './nonces.js';
+import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import type { MerchantRow } from './merchants.js';
 
@@ -167,10 +167,7 @@ export async function claimNonceWithDesk(
 ): Promise<(DeskAtAuth & { claimed: boolean }) | null> {
   const { rows } = await db.query<DeskMerchantRow & { claimed: number; relaxed: string }>(
     `WITH dm AS (${DESK_WITH_MERCHANT}),
-     n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT $1, $2, $5 FROM dm WHERE dm.secret_enc = $3
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $4
-       RETURNING 1)
+     ${nonceClaimCte('dm WHERE dm.secret_enc = $3', '$1', '$2', '$4', '$5')}
      SELECT dm.*, (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed FROM dm`,
     [key, nonce, sealedSecret, now, expiresAt],
   );

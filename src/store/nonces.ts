@@ -11,15 +11,22 @@ import type { Db, Queryable } from './db.js';
 export const RELAXED_COMMIT = `set_config('synchronous_commit', 'off', true)`;
 
 /**
+ * The nonce claim as a statement's CTE named `n`, which has a row when the nonce was claimed: one
+ * claim per row of `source` (so none when `source` is empty). Arguments are SQL expressions,
+ * parameters usually. An expired row that was not pruned yet is taken over.
+ */
+export const nonceClaimCte = (source: string, key: string, nonce: string, now: string, expiresAt: string) => `n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT ${key}, ${nonce}, ${expiresAt} FROM ${source}
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ${now}
+       RETURNING 1)`;
+
+/**
  * Records the nonce for the desk key unless it was seen and has not yet expired.
  * An expired row that was not pruned yet is taken over, so pruning is only housekeeping.
  */
 export async function claimNonce(db: Db, deskKey: string, nonce: string, now: Date, expiresAt: Date): Promise<boolean> {
   const { rows } = await db.query<{ claimed: number }>(
-    `WITH n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) VALUES ($1, $2, $4)
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $3
-       RETURNING 1)
+    `WITH ${nonceClaimCte('(SELECT 1) one', '$1', '$2', '$3', '$4')}
      SELECT (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed`,
     [deskKey, nonce, now, expiresAt],
   );

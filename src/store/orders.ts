@@ -1,5 +1,6 @@
 import type { Db, Queryable } from './db.js';
 import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
+import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
 export interface OrderRow {
@@ -147,10 +148,7 @@ export async function insertPlacedOrderAuthenticating(
     `WITH current AS (
        SELECT 1 FROM desks d JOIN merchants m ON m.id = d.merchant_id
         WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb),
-     n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT $22, $23, $29 FROM current
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $28
-       RETURNING 1),
+     ${nonceClaimCte('current', '$22', '$23', '$28', '$29')},
      claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
        SELECT $2, $4, $1, $5, $6, $18 WHERE $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM n)
@@ -164,6 +162,32 @@ export async function insertPlacedOrderAuthenticating(
   );
   const r = rows[0]!;
   return { current: r.current === 1, claimed: r.claimed === 1, placed: r.placed === 1 };
+}
+
+/**
+ * An order of a desk (by `ord_` id, else the newest by orderRef, as `findDeskOrder`) read in one
+ * statement with authentication's last check: the nonce is claimed (committing as any claim does,
+ * see RELAXED_COMMIT) only while the desk still has the sealed secret the request was checked
+ * against (`current`), and the order is read only when it was (`claimed`).
+ */
+export async function readDeskOrderAuthenticating(
+  db: Db,
+  deskId: string,
+  idOrRef: string,
+  a: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>,
+): Promise<{ current: boolean; claimed: boolean; order: OrderRow | null }> {
+  const { rows } = await db.query<OrderRow & { auth_current: number; auth_claimed: number; auth_relaxed: string }>(
+    `WITH current AS (SELECT 1 FROM desks WHERE key = $1 AND secret_enc = $3),
+     ${nonceClaimCte('current', '$1', '$2', '$4', '$5')}
+     SELECT (SELECT count(*) FROM current)::int AS auth_current, (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
+       FROM (SELECT 1) one LEFT JOIN LATERAL (
+         SELECT * FROM orders
+          WHERE desk_id = $6 AND placement = 'placed' AND (id = $7 OR order_ref = $7) AND EXISTS (SELECT 1 FROM n)
+          ORDER BY (id = $7) DESC, seq DESC LIMIT 1) o ON true`,
+    [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
+  );
+  const { auth_current, auth_claimed, auth_relaxed: _relaxed, ...order } = rows[0]!;
+  return { current: auth_current === 1, claimed: auth_claimed === 1, order: order.id ? (order as OrderRow) : null };
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */

@@ -140,3 +140,31 @@ describe('an order created in one statement with authentication', () => {
     expect(code(await signed(h, d, '/gw/v1/orders', { body: body('after-invalid'), nonce }))).toBe('REPLAY_DETECTED');
   });
 });
+
+describe('an order read in one statement with authentication', () => {
+  it('reads by id and by the newest orderRef, only the desk\'s own, and claims the nonce', async () => {
+    const d = await knownDesk();
+    const other = await knownDesk();
+    const first = json(await signed(h, d, '/gw/v1/orders', { body: body('read-1') })).result;
+    const nonce = freshNonce();
+    const byId = await signed(h, d, `/gw/v1/orders/${first.id}`, { nonce });
+    expect(json(byId).result).toMatchObject({ id: first.id, orderRef: 'read-1', status: 'Created', subStatus: 'WaitingForPayment' });
+    expect(await nonceTaken(d, nonce)).toBe(true);
+    expect(code(await signed(h, d, `/gw/v1/orders/${first.id}`, { nonce }))).toBe('REPLAY_DETECTED');
+    expect(json(await signed(h, d, '/gw/v1/orders/read-1')).result.id).toBe(first.id);
+    expect(json(await signed(h, other, `/gw/v1/orders/${first.id}`)).fault).toEqual({ code: 'ORDER_NOT_FOUND', detail: `no order ${first.id}` });
+    expect(code(await signed(h, d, '/gw/v1/orders/no-such-ref'))).toBe('ORDER_NOT_FOUND');
+    // an orderRef shaped like an id is found by reference when no order has that id
+    const lookalike = json(await signed(h, d, '/gw/v1/orders', { body: body('ord_lookalike') })).result;
+    expect(json(await signed(h, d, '/gw/v1/orders/ord_lookalike')).result.id).toBe(lookalike.id);
+  });
+
+  it('a secret rotated on another instance: AUTH_FAILED before anything is read, the nonce left unused', async () => {
+    const d = await knownDesk();
+    const order = json(await signed(h, d, '/gw/v1/orders', { body: body('read-rot') })).result;
+    await admin(h.app, 'POST', `/desks/${d.id}/secret`);
+    const nonce = freshNonce();
+    expect(code(await signed(h, d, `/gw/v1/orders/${order.id}`, { nonce }))).toBe('AUTH_FAILED');
+    expect(await nonceTaken(d, nonce)).toBe(false);
+  });
+});

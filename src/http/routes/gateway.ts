@@ -5,8 +5,8 @@ import { createOrder, createOrderAtOnce } from '../../services/createOrder.js';
 import { eventsFeed } from '../../services/events.js';
 import { balanceOf, methodsFor, ratesFor } from '../../services/gatewayReads.js';
 import { cancelByMerchant } from '../../services/orderActions.js';
-import { getOrder } from '../../services/orders.js';
-import { sendOk, sendRefusal, sendTooMany } from '../errors.js';
+import { getOrder, getOrderAtOnce } from '../../services/orders.js';
+import { sendError, sendOk, sendRefusal, sendTooMany } from '../errors.js';
 import { SETTLES_AUTH, settleAuth } from '../gatewayAuth.js';
 import { GATEWAY_SECURITY } from '../openapi.js';
 import { IdParam, routeSchema } from '../schemas/common.js';
@@ -103,8 +103,18 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           ok: { status: 200, result: S.Order, description: 'the order' },
           errors: [...AUTH, 'ORDER_NOT_FOUND', 'VALIDATION_ERROR'],
         }),
+        ...SETTLES_AUTH,
       },
-      async (req, reply) => sendOk(req, reply, await getOrder(ctx, { deskId: req.desk!.id }, req.params.id)),
+      async (req, reply) => {
+        if (req.pendingAuth) {
+          const order = await getOrderAtOnce(ctx, req.pendingAuth, req.params.id);
+          if (order) return sendOk(req, reply, order);
+          if (order === null) return sendError(req, reply, 'ORDER_NOT_FOUND', `no order ${req.params.id}`);
+          const refused = await settleAuth(req);
+          if (refused) return sendRefusal(req, reply, refused.refusal);
+        }
+        return sendOk(req, reply, await getOrder(ctx, { deskId: req.desk!.id }, req.params.id));
+      },
     );
 
     gw.post(
