@@ -2,7 +2,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { buildMetricsApp } from './http/health.js';
-import { createLogger, createRuntime, openDatabase } from './runtime.js';
+import { batchedStdout, createLogger, createRuntime, openDatabase } from './runtime.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
 import { DataDirInUseError } from './store/dataDirLock.js';
@@ -44,7 +44,7 @@ function banner(config: Config, seed: DemoSeed | null, adminToken: string | null
 }
 
 async function serve(config: Config, role: Role): Promise<void> {
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, batchedStdout());
   const runtime = await createRuntime(config, { clock: systemClock, log });
   const { ctx } = runtime;
   const seed = config.seedDemo && !config.databaseUrl ? await seedDemo(ctx) : null;

@@ -18,6 +18,24 @@ import { lockDataDir } from './store/dataDirLock.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
 
+/**
+ * The server's log destination: standard output written in batches of up to 4 KiB instead of one
+ * system call per line (the server writes a line per request). The batch is written at least once a
+ * second, so a line is at most a second late, and at exit, whatever the reason for it.
+ */
+export function batchedStdout(): pino.DestinationStream {
+  const dest = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  setInterval(() => dest.flush(), 1000).unref();
+  process.on('exit', () => {
+    try {
+      dest.flushSync();
+    } catch {
+      /* stdout already closed */
+    }
+  });
+  return dest;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,

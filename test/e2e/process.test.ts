@@ -80,6 +80,10 @@ describe('graceful shutdown', () => {
       const port = await freePort();
       const p = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: '5' }));
       await waitStatus(`http://127.0.0.1:${port}/readyz`, p);
+      // Log lines leave in batches, yet a request's line shows within about a second while the server runs.
+      const asked = Date.now();
+      while (!/"route":"\/readyz"/.test(p.stdout()) && Date.now() - asked < 5_000) await new Promise((r) => setTimeout(r, 50));
+      expect(p.stdout()).toMatch(/"route":"\/readyz"/);
       // Requests in flight when the signal arrives are answered.
       const inFlight = Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status));
       p.child.kill(signal);
