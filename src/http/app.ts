@@ -68,14 +68,17 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   });
   registerRawBodyParser(app);
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style (not async) hooks: they run on every request, and do nothing that waits.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Trace-Id', req.id);
+    done();
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     ctx.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });
     ctx.metrics.httpLatency.observe({ route, method: req.method }, reply.elapsedTime / 1000);
     req.log.info({ method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
   });
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));

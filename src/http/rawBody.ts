@@ -88,14 +88,16 @@ export function parseJsonObject(raw: RawBody): JsonBody {
  * request for anything that still needs the exact bytes.
  */
 export function parseJsonBodyHook() {
-  return async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<void> {
+  // Callback-style: it runs on every request and waits for nothing.
+  return function parseJsonBody(req: import('fastify').FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
     const raw = rawBodyOf(req.body);
-    if (raw.tooLarge) throw new AppError('PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
-    if (req.method === 'GET' || req.method === 'HEAD') return;
+    if (raw.tooLarge) return done(new AppError('PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB'));
+    if (req.method === 'GET' || req.method === 'HEAD') return done();
     const parsed = parseJsonObject(raw);
-    if (!parsed.ok) throw new AppError('VALIDATION_ERROR', parsed.detail);
+    if (!parsed.ok) return done(new AppError('VALIDATION_ERROR', parsed.detail));
     req.rawBody = raw;
     req.body = parsed.value;
+    done();
   };
 }
 
