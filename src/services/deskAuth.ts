@@ -86,8 +86,9 @@ export function deskAuthenticator(ctx: Ctx) {
   }
 
   /** Check 6 and the currency of the remembered read, in one statement, for a request signed with the remembered secret. */
-  async function claimRemembered(h: AuthHeaders, r: SignedRequest, sealed: string): Promise<Verdict> {
-    const now = await ctx.nonces.claimWithDesk!(h.key!, h.nonce!, sealed);
+  async function claimRemembered(h: AuthHeaders, r: SignedRequest, remembered: DeskAtAuth): Promise<Verdict> {
+    const sealed = remembered.desk.secret_enc;
+    const now = await ctx.nonces.claimWithDesk!(remembered, h.nonce!);
     if (!now) {
       known.delete(h.key!);
       return AUTH_FAILED;
@@ -112,7 +113,7 @@ export function deskAuthenticator(ctx: Ctx) {
     // Without a remembered secret, or a signature that does not match it (perhaps made with a
     // secret rotated on another instance), the desk is read afresh first.
     const at = rememberedSigner(h, r);
-    return at ? claimRemembered(h, r, at.desk.secret_enc) : readAndClaim(h, r);
+    return at ? claimRemembered(h, r, at) : readAndClaim(h, r);
   }
 
   /**
@@ -142,7 +143,7 @@ export function deskAuthenticator(ctx: Ctx) {
       },
       settle() {
         settled = true;
-        return (verdict ??= claimRemembered(h, r, at.desk.secret_enc));
+        return (verdict ??= claimRemembered(h, r, at));
       },
       settledBy() {
         settled = true;

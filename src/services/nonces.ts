@@ -19,7 +19,7 @@ export interface NonceStore {
    * Where the memory is the database: reads the desk and its merchant and claims the nonce in one
    * statement, the claim only while the desk's sealed secret is still `sealedSecret`.
    */
-  claimWithDesk?(deskKey: string, nonce: string, sealedSecret: string): Promise<(DeskAtAuth & { claimed: boolean }) | null>;
+  claimWithDesk?(remembered: DeskAtAuth, nonce: string): Promise<(DeskAtAuth & { claimed: boolean }) | null>;
 }
 
 export function dbNonceStore(db: Db, clock: Clock): NonceStore {
@@ -31,9 +31,9 @@ export function dbNonceStore(db: Db, clock: Clock): NonceStore {
     prune() {
       return pruneNonces(db, new Date(clock.now()));
     },
-    claimWithDesk(deskKey, nonce, sealedSecret) {
+    claimWithDesk(remembered, nonce) {
       const now = clock.now();
-      return claimNonceWithDesk(db, deskKey, nonce, sealedSecret, new Date(now), new Date(now + NONCE_MEMORY_MS));
+      return claimNonceWithDesk(db, remembered, nonce, new Date(now), new Date(now + NONCE_MEMORY_MS));
     },
   };
 }

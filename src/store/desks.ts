@@ -152,27 +152,38 @@ export async function getDeskWithMerchantByKey(q: Queryable, key: string): Promi
 }
 
 /**
- * Authentication in one statement once the signature was checked against a remembered secret:
- * the desk and its merchant as they are now, and the nonce claimed (as `claimNonce` does) only
- * if the desk's sealed secret is still the one the signature was checked with. A rotation in
- * between leaves the nonce unclaimed and shows the new secret, so the caller checks again.
+ * Authentication in one statement once the signature was checked against a remembered read of the
+ * desk: the nonce claimed (as `claimNonce` does) only if the desk's sealed secret is still the
+ * remembered one, with the desk's and merchant's row versions, the merchant's balance and the
+ * catalogue versions of now. When both rows are still at the remembered versions that is all it
+ * reads (the remembered rows are current, the balance fresh); otherwise the desk and merchant are
+ * read again. A rotation in between leaves the nonce unclaimed and shows the new secret, so the
+ * caller checks again. Null when the desk is gone.
  */
 export async function claimNonceWithDesk(
   db: Db,
-  key: string,
+  remembered: DeskAtAuth,
   nonce: string,
-  sealedSecret: string,
   now: Date,
   expiresAt: Date,
 ): Promise<(DeskAtAuth & { claimed: boolean }) | null> {
-  const { rows } = await db.query<DeskMerchantRow & { claimed: number; relaxed: string }>(
-    `WITH dm AS (${DESK_WITH_MERCHANT}),
+  const { desk, merchant, merchantVersion } = remembered;
+  const { rows } = await db.query<{ same_secret: boolean; d_version: number; m_version: number; m_balance: string; catalog_versions: CatalogVersions; claimed: number; relaxed: string }>(
+    `WITH dm AS (
+       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${CATALOG_VERSIONS_SQL}
+         FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1),
      ${nonceClaimCte('dm WHERE dm.secret_enc = $3', '$1', '$2', '$4', '$5')}
-     SELECT dm.*, (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed FROM dm`,
-    [key, nonce, sealedSecret, now, expiresAt],
+     SELECT dm.secret_enc = $3 AS same_secret, d_version, m_version, m_balance, catalog_versions,
+            (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed
+       FROM dm`,
+    [desk.key, nonce, desk.secret_enc, now, expiresAt],
   );
   const r = rows[0];
   if (!r) return null;
-  const { claimed, relaxed: _relaxed, ...row } = r;
-  return { ...splitDeskMerchant(row), claimed: claimed === 1 && row.secret_enc === sealedSecret };
+  const claimed = r.claimed === 1;
+  if (r.same_secret && r.d_version === desk.row_version && r.m_version === merchantVersion) {
+    return { desk, merchant: { ...merchant, balance: r.m_balance }, merchantVersion, versions: r.catalog_versions, claimed };
+  }
+  const fresh = await getDeskWithMerchantByKey(db, desk.key);
+  return fresh && { ...fresh, claimed: claimed && fresh.desk.secret_enc === desk.secret_enc };
 }

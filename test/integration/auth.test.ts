@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, freshNonce, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { signRequest } from '../../src/signing.js';
 import { openPg } from '../../src/store/db.js';
-import { claimNonceWithDesk } from '../../src/store/desks.js';
+import { claimNonceWithDesk, type DeskAtAuth } from '../../src/store/desks.js';
 import { claimNonce } from '../../src/store/nonces.js';
 import { createTestDb } from '../helpers/db.js';
 
@@ -180,6 +180,11 @@ describe('nonce memory and secrets', () => {
     expect((await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).statusCode).toBe(200);
     await h.ctx.db.query("UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
     expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).result.available).toBe('1.50000000');
+    // a merchant blocked elsewhere: the very next picture has nothing to offer
+    await h.ctx.db.query("UPDATE merchants SET status = 'Blocked' WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
+    expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/methods')).result.available).toBe(false);
+    await h.ctx.db.query("UPDATE merchants SET status = 'UnderReview' WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
+    expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/methods')).result.available).toBe(true);
   });
 
   it('a nonce claim relaxes only its own commit: the connection waits for the disk again afterwards', async () => {
@@ -192,7 +197,8 @@ describe('nonce memory and secrets', () => {
       expect(await claimNonce(one, 'shp_relaxed', 'nonce-relaxed-1', at, until)).toBe(true);
       expect(await syncCommit()).toBe('on');
       expect(await claimNonce(one, 'shp_relaxed', 'nonce-relaxed-1', at, until)).toBe(false);
-      expect(await claimNonceWithDesk(one, 'shp_relaxed', 'nonce-relaxed-2', 'v1.none', at, until)).toBeNull();
+      const remembered = { desk: { key: 'shp_relaxed', secret_enc: 'v1.none', row_version: 1 }, merchant: {}, merchantVersion: 1, versions: {} } as unknown as DeskAtAuth;
+      expect(await claimNonceWithDesk(one, remembered, 'nonce-relaxed-2', at, until)).toBeNull();
       expect(await syncCommit()).toBe('on');
       await one.tx(async (q) => expect((await q.query('SHOW synchronous_commit')).rows[0]).toEqual({ synchronous_commit: 'on' }));
     } finally {
