@@ -12,9 +12,19 @@ export const round2 = (v: Decimal): Decimal => new D(v).toDecimalPlaces(2, Decim
 export const round8 = (v: Decimal): Decimal => new D(v).toDecimalPlaces(8, Decimal.ROUND_HALF_UP);
 export const round4 = (v: Decimal): Decimal => new D(v).toDecimalPlaces(4, Decimal.ROUND_HALF_UP);
 
-export const fmt2 = (v: Decimal | string): string => new D(v).toFixed(2, Decimal.ROUND_HALF_UP);
-export const fmt4 = (v: Decimal | string): string => new D(v).toFixed(4, Decimal.ROUND_HALF_UP);
-export const fmt8 = (v: Decimal | string): string => new D(v).toFixed(8, Decimal.ROUND_HALF_UP);
+/**
+ * A fixed-point formatter. A string already in that exact form (as PostgreSQL writes a `numeric`
+ * of that scale: no sign, no leading zero, exactly `places` decimals) is its own answer; anything
+ * else is rounded half-up through a decimal.
+ */
+function fixed(places: number) {
+  const canonical = new RegExp(`^(?:0|[1-9]\\d*)\\.\\d{${places}}$`);
+  return (v: Decimal | string): string => (typeof v === 'string' && canonical.test(v) ? v : new D(v).toFixed(places, Decimal.ROUND_HALF_UP));
+}
+
+export const fmt2 = fixed(2);
+export const fmt4 = fixed(4);
+export const fmt8 = fixed(8);
 
 /**
  * A JSON number as sent, rounded half-up to 2 places (D8). The number is read through its shortest

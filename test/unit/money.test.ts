@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
 import { amountFromJson, computeFee, customerRate, dec, fmt2, fmt4, fmt8, isDecimalString, pickBand, settle, type FeeBand } from '../../src/domain/money.js';
 
 /*
@@ -36,6 +37,25 @@ const rate8 = fc.bigInt({ min: 1n, max: 10n ** 14n });
 const usd8 = fc.bigInt({ min: 0n, max: 10n ** 18n });
 /** Fee rates at 4 places, 0 to 100 %. */
 const percent4 = fc.bigInt({ min: 0n, max: 1_000_000n });
+
+describe('fixed-point formatting of stored values', () => {
+  it('any decimal string formats exactly as its half-up rounding, whether already in that form or not', () => {
+    const digits = fc.bigInt({ min: 0n, max: 10n ** 20n });
+    fc.assert(
+      fc.property(digits, fc.integer({ min: 0, max: 10 }), fc.constantFrom('', '-', '0', '00'), (n, scale, prefix) => {
+        const s = n.toString().padStart(scale + 1, '0');
+        const text = `${prefix}${scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s}`;
+        for (const [fmt, places] of [[fmt2, 2], [fmt4, 4], [fmt8, 8]] as const) {
+          expect(fmt(text)).toBe(new Decimal(text).toFixed(places, Decimal.ROUND_HALF_UP));
+        }
+      }),
+    );
+    expect(fmt8('16.34531590')).toBe('16.34531590');
+    expect(fmt2('0.50')).toBe('0.50');
+    expect(fmt2('007.50')).toBe('7.50');
+    expect(fmt8('-0.00000001')).toBe('-0.00000001');
+  });
+});
 
 describe('D8: the request amount, rounded half-up to 2 places', () => {
   it('fixed cases', () => {
