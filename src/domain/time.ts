@@ -1,7 +1,8 @@
 /** Wire timestamps: ISO 8601 UTC to the second (`YYYY-MM-DDTHH:MM:SSZ`); callbacks keep milliseconds. */
 export function isoSeconds(t: Date | number): string {
-  const d = typeof t === 'number' ? new Date(t) : t;
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const s = (typeof t === 'number' ? new Date(t) : t).toISOString();
+  // YYYY-MM-DDTHH:mm:ss.sssZ for the years 0000–9999; the regular expression only for the others.
+  return s.length === 24 ? `${s.slice(0, 19)}Z` : s.replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function isoMillis(t: Date | number): string {

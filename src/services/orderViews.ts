@@ -2,7 +2,7 @@ import { paymentOf } from '../domain/payment.js';
 import { fmt2, fmt4, fmt8 } from '../domain/money.js';
 import { isoMillis, isoOrNull, isoSeconds } from '../domain/time.js';
 import type { EventKind } from '../store/outbox.js';
-import type { OrderRow } from '../store/orders.js';
+import type { OrderRow, OrderViewRow } from '../store/orders.js';
 
 /** Every key always present; keys the rail does not use are null. */
 export const paymentView = paymentOf;
@@ -26,7 +26,7 @@ export function createView(o: Pick<OrderRow, 'id' | 'amount' | 'currency' | 'set
 }
 
 /** GET /gw/v1/orders/{id}: the create fields plus the get fields. */
-export function orderView(o: OrderRow) {
+export function orderView(o: OrderViewRow) {
   return {
     ...createView(o),
     orderRef: o.order_ref,
