@@ -116,6 +116,22 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
   return db;
 }
 
+/**
+ * A value as an SQL literal of unknown type (PostgreSQL gives it the type its place in the
+ * statement asks for, as it does a bound parameter's text), or null when it has no safe form here.
+ * Standard-conforming strings (on by default, and set so at open) make a doubled quote the only
+ * escape; a NUL cannot be part of a statement's text at all.
+ */
+export function sqlLiteral(v: unknown): string | null {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'string') return v.includes('\0') ? null : `'${v.replaceAll("'", "''")}'`;
+  if (typeof v === 'number') return Number.isFinite(v) ? `'${v}'` : null;
+  if (typeof v === 'bigint') return `'${v}'`;
+  if (typeof v === 'boolean') return v ? "'true'" : "'false'";
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : `'${v.toISOString()}'`;
+  return null;
+}
+
 /** Embedded PostgreSQL. It has one connection, so transactions run one after another. */
 export async function openPglite(dataDir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Db> {
   const lite = await PGlite.create({
@@ -126,14 +142,42 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
       [pgliteTypes.INT8]: (v: string) => Number(v),
     },
   });
+  // The literal form of `sqlLiteral` relies on it (it is PostgreSQL's default).
+  await lite.exec('SET standard_conforming_strings = on');
   const wrap = (r: { rows: any[]; affectedRows?: number }) => ({
     rows: r.rows,
     rowCount: r.affectedRows || r.rows.length,
   });
+  // Statement text → its name, once its PREPARE has run (a promise, so concurrent first uses share it).
+  const prepared = new Map<string, Promise<string>>();
+  let named = 0;
+  type Session = Pick<PGlite, 'query' | 'exec'>;
+  /**
+   * PGlite plans every statement anew and has no named statements in its API: order creation's
+   * statement costs it about 1 ms that way and 0.3 ms once planned. So a statement with parameters
+   * is `PREPARE`d once, by name, and run as `EXECUTE name(…)` with its values written as SQL
+   * literals (`sqlLiteral`). A value that has no safe literal form, or a statement past
+   * `PREPARED_MAX`, runs with bound parameters as before.
+   */
+  async function run(session: Session, sql: string, params: readonly unknown[] | undefined) {
+    if (!params || params.length === 0) return wrap(await session.query(sql));
+    const literals = params.map(sqlLiteral);
+    let name = prepared.get(sql);
+    if (literals.includes(null) || (name === undefined && prepared.size >= PREPARED_MAX)) return wrap(await session.query(sql, params as unknown[]));
+    if (name === undefined) {
+      const fresh = `pgl_${++named}`;
+      // A prepared statement outlives a rolled-back transaction; a PREPARE that fails is forgotten.
+      name = session.exec(`PREPARE ${fresh} AS ${sql}`).then(() => fresh);
+      prepared.set(sql, name);
+      name.catch(() => prepared.delete(sql));
+    }
+    const [result] = await session.exec(`EXECUTE ${await name}(${literals.join(', ')})`);
+    return wrap(result!);
+  }
   return {
     kind: 'pglite',
     async query(sql, params) {
-      return wrap(await lite.query(sql, params as unknown[]));
+      return run(lite, sql, params);
     },
     async exec(sql) {
       await lite.exec(sql);
@@ -142,7 +186,7 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
       return lite.transaction(async (t) => {
         const q: Queryable = {
           async query(sql, params) {
-            return wrap(await t.query(sql, params as unknown[]));
+            return run(t, sql, params);
           },
           async exec(sql) {
             await t.exec(sql);
