@@ -168,3 +168,17 @@ describe('an order read in one statement with authentication', () => {
     expect(await nonceTaken(d, nonce)).toBe(false);
   });
 });
+
+describe('what orders name always exists', () => {
+  it('a desk or a merchant cannot be deleted, even straight in the database', async () => {
+    const d = await knownDesk();
+    expect((await signed(h, d, '/gw/v1/orders', { body: body('kept-1') })).statusCode).toBe(201);
+    await expect(h.ctx.db.query('DELETE FROM desks WHERE id = $1', [d.id])).rejects.toMatchObject({ code: '23001' });
+    await expect(h.ctx.db.query('DELETE FROM merchants WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)', [d.id])).rejects.toMatchObject({ code: '23001' });
+    const { rows } = await h.ctx.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM orders o JOIN desks d ON d.id = o.desk_id JOIN merchants m ON m.id = o.merchant_id WHERE o.desk_id = $1',
+      [d.id],
+    );
+    expect(rows[0]!.n).toBe(1);
+  });
+});

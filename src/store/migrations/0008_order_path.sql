@@ -23,3 +23,19 @@ CREATE TRIGGER desks_row_version BEFORE UPDATE ON desks
   FOR EACH ROW EXECUTE FUNCTION bump_row_version();
 CREATE TRIGGER merchants_row_version BEFORE UPDATE OF name, status, status_before_block, block_reason, sandbox ON merchants
   FOR EACH ROW EXECUTE FUNCTION bump_row_version();
+
+-- Orders name their desk and merchant without foreign-key constraints: the two checks (each a
+-- lookup that also locks the row) cost the order insert, the hottest statement there is, about a
+-- quarter of its time on the embedded database and a fifth on PostgreSQL. The ids always come
+-- from the desk and merchant that authentication read, and neither can ever be deleted: these
+-- triggers refuse it (nothing in Paygate deletes one; a desk is stopped, a merchant blocked).
+ALTER TABLE orders DROP CONSTRAINT orders_desk_id_fkey, DROP CONSTRAINT orders_merchant_id_fkey;
+
+CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% rows are never deleted (stop or block them instead)', TG_TABLE_NAME USING ERRCODE = 'restrict_violation';
+END;
+$$;
+
+CREATE TRIGGER desks_never_deleted BEFORE DELETE ON desks FOR EACH ROW EXECUTE FUNCTION refuse_delete();
+CREATE TRIGGER merchants_never_deleted BEFORE DELETE ON merchants FOR EACH ROW EXECUTE FUNCTION refuse_delete();
