@@ -6,6 +6,8 @@ export interface Config {
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
+  /** Connections the process keeps open to DATABASE_URL at most. */
+  readonly databasePoolSize: number;
   readonly redisUrl: string | null;
   /** Given in the environment; when null, one is generated and stored on first start. */
   readonly adminToken: string | null;
@@ -134,6 +136,7 @@ const FX_SOURCES = ['cbr', 'ecb', 'ticker'];
 /** Reads the environment once into a frozen, typed configuration; a bad value names its variable. */
 export function parseConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
+  const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 10, 1, 500);
   const host = str(env, 'HOST') ?? '127.0.0.1';
   const databaseUrl = str(env, 'DATABASE_URL') ?? null;
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -172,6 +175,7 @@ export function parseConfig(env: Env = process.env): Config {
     host,
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl,
+    databasePoolSize,
     redisUrl,
     adminToken,
     masterKey,

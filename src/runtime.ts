@@ -50,7 +50,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
-  if (config.databaseUrl) return openPg(config.databaseUrl);
+  if (config.databaseUrl) return openPg(config.databaseUrl, { max: config.databasePoolSize });
   mkdirSync(config.dataDir, { recursive: true });
   // One process per embedded database: a second would see only its own writes, and lose them.
   const lock = lockDataDir(config.dataDir);

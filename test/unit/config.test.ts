@@ -40,7 +40,8 @@ describe('parseConfig', () => {
 
   it('blank values count as unset', () => {
     const c = parseConfig({ PORT: '', HOST: '  ', DATABASE_URL: '', SEED_DEMO: ' ' });
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, seedDemo: true });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, databasePoolSize: 10, seedDemo: true });
+    expect(parseConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
   });
 
   it('reads the given values', () => {
@@ -86,6 +87,8 @@ describe('parseConfig', () => {
     ['PORT', { PORT: '80.5' }],
     ['PORT', { PORT: '-1' }],
     ['PORT', { PORT: '65536' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: '0' }],
+    ['DATABASE_POOL_SIZE', { DATABASE_POOL_SIZE: 'many' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/paygate', MASTER_KEY: HEX_KEY }],
     ['DATABASE_URL', { DATABASE_URL: 'localhost:5432', MASTER_KEY: HEX_KEY }],
     ['REDIS_URL', { REDIS_URL: 'http://127.0.0.1:6379' }],
