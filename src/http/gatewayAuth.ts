@@ -80,7 +80,9 @@ export function gatewayAuthHook(ctx: Ctx) {
  */
 async function settleBeforeAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown) {
   if (!req.pendingAuth || req.pendingAuth.settled) return payload;
-  const refused = await settleAuth(req);
+  // Only an error can be on its way here (nothing succeeds unsettled). If the database cannot
+  // settle it either, that error (a 503 or 500, which shows nothing) goes out as it is.
+  const refused = await settleAuth(req).catch(() => null);
   if (!refused) return payload;
   reply.code(ERROR_STATUS[refused.refusal.code]).removeHeader('retry-after').header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify(errorEnvelope(req, refused.refusal.code, refused.refusal.detail));
