@@ -48,6 +48,12 @@ export type OrderViewRow = Pick<
 const ORDER_VIEW_COLUMNS = `id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
   payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at`;
 
+/** A desk's order for the view (desk and value are SQL expressions): by its id, or the newest by its reference. */
+const orderViewBy = (by: 'id' | 'ref', desk: string, value: string) =>
+  by === 'id'
+    ? `SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE id = ${value} AND desk_id = ${desk} AND placement = 'placed'`
+    : `SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE desk_id = ${desk} AND order_ref = ${value} AND placement = 'placed' ORDER BY seq DESC LIMIT 1`;
+
 export interface NewOrder {
   id: string;
   deskId: string;
@@ -185,21 +191,21 @@ export async function readDeskOrderAuthenticating(
   idOrRef: string,
   a: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>,
 ): Promise<{ current: boolean; claimed: boolean; order: OrderViewRow | null }> {
-  // Two index lookups, the id's first: an `OR` of both costs PostgreSQL a bitmap scan and a sort.
-  const { rows } = await db.query<OrderViewRow & { auth_current: number; auth_claimed: number; auth_relaxed: string; pref: number }>(
+  // One index lookup: by id for an `ord_` id, by reference otherwise; an `ord_` reference that is
+  // no order's id is looked up by reference afterwards (authentication is settled by then).
+  const byId = idOrRef.startsWith('ord_');
+  const { rows } = await db.query<OrderViewRow & { auth_current: number; auth_claimed: number; auth_relaxed: string }>(
     `WITH current AS (SELECT 1 FROM desks WHERE key = $1 AND secret_enc = $3),
      ${nonceClaimCte('current', '$1', '$2', '$4', '$5')}
      SELECT (SELECT count(*) FROM current)::int AS auth_current, (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
-       FROM (SELECT 1) one LEFT JOIN LATERAL (
-         SELECT * FROM (
-           SELECT ${ORDER_VIEW_COLUMNS}, 0 AS pref FROM orders WHERE id = $7 AND desk_id = $6 AND placement = 'placed'
-           UNION ALL
-           (SELECT ${ORDER_VIEW_COLUMNS}, 1 AS pref FROM orders WHERE desk_id = $6 AND order_ref = $7 AND placement = 'placed' ORDER BY seq DESC LIMIT 1)
-         ) found WHERE EXISTS (SELECT 1 FROM n) ORDER BY pref LIMIT 1) o ON true`,
+       FROM (SELECT 1) one LEFT JOIN LATERAL (${orderViewBy(byId ? 'id' : 'ref', '$6', '$7')}) o ON EXISTS (SELECT 1 FROM n)`,
     [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
   );
-  const { auth_current, auth_claimed, auth_relaxed: _relaxed, pref: _pref, ...order } = rows[0]!;
-  return { current: auth_current === 1, claimed: auth_claimed === 1, order: order.id ? order : null };
+  const { auth_current, auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
+  const claimed = auth_claimed === 1;
+  let order: OrderViewRow | null = found.id ? found : null;
+  if (claimed && !order && byId) order = (await db.query<OrderViewRow>(orderViewBy('ref', '$1', '$2'), [deskId, idOrRef])).rows[0] ?? null;
+  return { current: auth_current === 1, claimed, order };
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */
