@@ -79,6 +79,7 @@ async function main() {
       const xs = minute(m);
       if (xs.length) console.log(`RSS in minute ${m}: mean ${mean(xs).toFixed(1)} MB, peak ${Math.max(...xs).toFixed(1)} MB`);
     }
+    console.log(`every sample (s:MB): ${samples.map((x) => `${Math.round(x.t)}:${x.mb.toFixed(0)}`).join(' ')}`);
     if (SECONDS >= 300) console.log(`growth of the mean from minute 2 to minute 5: ${(mean(minute(5)) - mean(minute(2))).toFixed(1)} MB`);
   } finally {
     await cleanup();

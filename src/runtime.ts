@@ -18,14 +18,25 @@ import { lockDataDir } from './store/dataDirLock.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
 
+/** Log lines waiting for stdout beyond this are dropped (and said so on stderr) rather than held in memory. */
+const LOG_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 /**
  * The server's log destination: standard output written in batches of up to 4 KiB instead of one
  * system call per line (the server writes a line per request). The batch is written at least once a
- * second, so a line is at most a second late, and at exit, whatever the reason for it.
+ * second, so a line is at most a second late, and at exit, whatever the reason for it. When stdout
+ * does not keep up, at most 16 MiB wait: later lines are dropped, and stderr says so once a minute.
  */
 export function batchedStdout(): pino.DestinationStream {
-  const dest = pino.destination({ dest: 1, minLength: 4096, sync: false });
-  setInterval(() => dest.flush(), 1000).unref();
+  const dest = pino.destination({ dest: 1, minLength: 4096, maxLength: LOG_BACKLOG_BYTES, periodicFlush: 1000, sync: false });
+  let dropped = 0;
+  let lastWarning = 0;
+  dest.on('drop', () => {
+    dropped++;
+    if (Date.now() - lastWarning < 60_000) return;
+    lastWarning = Date.now();
+    process.stderr.write(`log lines dropped: stdout is not keeping up (${dropped} so far)\n`);
+  });
   process.on('exit', () => {
     try {
       dest.flushSync();
