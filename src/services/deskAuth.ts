@@ -25,7 +25,7 @@ const REPLAY: Verdict = { ok: false, refusal: { code: 'REPLAY_DETECTED', detail:
 /** How many desk keys keep their last authenticated read in memory (about a kilobyte each). */
 const REMEMBERED_KEYS = 10_000;
 /** How many recent nonces of pending authentications are remembered (about a hundred bytes each). */
-const PENDING_NONCES = 50_000;
+const PENDING_NONCES = 10_000;
 
 /**
  * A request whose checks 1–5 passed against the desk as this instance last read it, with the
