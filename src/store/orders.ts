@@ -146,9 +146,10 @@ export interface AuthToSettle {
 /**
  * Authentication's last check, the reservation and the placement in one statement. The nonce is
  * claimed only while the desk (with its secret), its merchant and the catalogues are at the
- * versions the order was validated against (`current`); the reference only if the nonce was
- * claimed (`claimed`); the order is inserted, already placed, only if the reference was free or
- * there is none (`placed`). When the desk, merchant or a catalogue moved, nothing is written.
+ * versions the order was validated against (`claimed`; a replayed nonce is not claimed either);
+ * the reference only if the nonce was claimed; the order is inserted, already placed, only if the
+ * reference was free or there is none (`placed`). When the desk, merchant or a catalogue moved,
+ * nothing is written.
  */
 export async function insertPlacedOrderAuthenticating(
   db: Db,
@@ -156,14 +157,13 @@ export async function insertPlacedOrderAuthenticating(
   payment: Record<string, string | null>,
   providerId: string,
   a: AuthToSettle,
-): Promise<{ current: boolean; claimed: boolean; placed: boolean }> {
+): Promise<{ claimed: boolean; placed: boolean }> {
   const columns = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
   const values = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
-  const { rows } = await db.query<{ current: number; claimed: number; placed: number }>(
-    `WITH current AS (
-       SELECT 1 FROM desks d JOIN merchants m ON m.id = d.merchant_id
-        WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb),
-     ${nonceClaimCte('current', '$22', '$23', '$28', '$29')},
+  const current = `desks d JOIN merchants m ON m.id = d.merchant_id
+        WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb`;
+  const { rows } = await db.query<{ claimed: number; placed: number }>(
+    `WITH ${nonceClaimCte(current, '$22', '$23', '$28', '$29')},
      claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
        SELECT $2, $4, $1, $5, $6, $18 WHERE $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM n)
@@ -171,41 +171,40 @@ export async function insertPlacedOrderAuthenticating(
      o AS (
        INSERT INTO orders (${columns}) SELECT ${values}
         WHERE EXISTS (SELECT 1 FROM n) AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claim)) RETURNING 1)
-     SELECT (SELECT count(*) FROM current)::int AS current, (SELECT count(*) FROM n)::int AS claimed, (SELECT count(*) FROM o)::int AS placed`,
+     SELECT (SELECT count(*) FROM n)::int AS claimed, (SELECT count(*) FROM o)::int AS placed`,
     [...pendingOrderParams(o), JSON.stringify(payment), providerId,
       a.deskKey, a.nonce, a.sealedSecret, a.deskVersion, a.merchantVersion, JSON.stringify(a.versions), a.now, a.nonceExpiresAt],
   );
   const r = rows[0]!;
-  return { current: r.current === 1, claimed: r.claimed === 1, placed: r.placed === 1 };
+  return { claimed: r.claimed === 1, placed: r.placed === 1 };
 }
 
 /**
  * An order of a desk (by `ord_` id, else the newest by orderRef, as `findDeskOrder`) read in one
  * statement with authentication's last check: the nonce is claimed (committing as any claim does,
  * see RELAXED_COMMIT) only while the desk still has the sealed secret the request was checked
- * against (`current`), and the order is read only when it was (`claimed`).
+ * against and the nonce is fresh (`claimed`), and the order is read only when it was.
  */
 export async function readDeskOrderAuthenticating(
   db: Db,
   deskId: string,
   idOrRef: string,
   a: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>,
-): Promise<{ current: boolean; claimed: boolean; order: OrderViewRow | null }> {
+): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
   // One index lookup: by id for an `ord_` id, by reference otherwise; an `ord_` reference that is
   // no order's id is looked up by reference afterwards (authentication is settled by then).
   const byId = idOrRef.startsWith('ord_');
-  const { rows } = await db.query<OrderViewRow & { auth_current: number; auth_claimed: number; auth_relaxed: string }>(
-    `WITH current AS (SELECT 1 FROM desks WHERE key = $1 AND secret_enc = $3),
-     ${nonceClaimCte('current', '$1', '$2', '$4', '$5')}
-     SELECT (SELECT count(*) FROM current)::int AS auth_current, (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
+  const { rows } = await db.query<OrderViewRow & { auth_claimed: number; auth_relaxed: string }>(
+    `WITH ${nonceClaimCte('desks WHERE key = $1 AND secret_enc = $3', '$1', '$2', '$4', '$5')}
+     SELECT (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
        FROM (SELECT 1) one LEFT JOIN LATERAL (${orderViewBy(byId ? 'id' : 'ref', '$6', '$7')}) o ON EXISTS (SELECT 1 FROM n)`,
     [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
   );
-  const { auth_current, auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
+  const { auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
   const claimed = auth_claimed === 1;
   let order: OrderViewRow | null = found.id ? found : null;
   if (claimed && !order && byId) order = (await db.query<OrderViewRow>(orderViewBy('ref', '$1', '$2'), [deskId, idOrRef])).rows[0] ?? null;
-  return { current: auth_current === 1, claimed, order };
+  return { claimed, order };
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */
