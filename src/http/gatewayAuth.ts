@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { ERROR_STATUS } from '../domain/errors.js';
 import { deskAuthenticator, type PendingAuth, type Verdict } from '../services/deskAuth.js';
-import type { DeskRow } from '../store/desks.js';
+import type { DeskAtAuth, DeskRow } from '../store/desks.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { MerchantRow } from '../store/merchants.js';
 import { rawBodyOf } from './rawBody.js';
@@ -32,10 +32,10 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function adopt(req: FastifyRequest, v: Verdict & { ok: true }): void {
-  req.desk = v.desk;
-  req.merchant = v.merchant;
-  req.catalogVersions = v.versions;
+function adopt(req: FastifyRequest, at: DeskAtAuth): void {
+  req.desk = at.desk;
+  req.merchant = at.merchant;
+  req.catalogVersions = at.versions;
 }
 
 /**
@@ -61,13 +61,12 @@ export function gatewayAuthHook(ctx: Ctx) {
       path: req.url.split('?')[0],
       bodySha256: rawBodyOf(req.body).sha256,
     };
-    const pending = req.routeOptions.config.settlesAuth ? authenticate.pending(signed) : null;
-    if (pending) {
-      req.pendingAuth = pending;
-      adopt(req, { ok: true, ...pending.at });
+    const verdict = await authenticate(signed, { defer: req.routeOptions.config.settlesAuth });
+    if (verdict.ok === 'pending') {
+      req.pendingAuth = verdict;
+      adopt(req, verdict.at);
       return;
     }
-    const verdict = await authenticate(signed);
     if (!verdict.ok) return sendError(req, reply, verdict.refusal.code, verdict.refusal.detail);
     adopt(req, verdict);
   };

@@ -7,7 +7,6 @@ import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import { runCascade, type CascadeOptions, type CascadeOrder } from '../providers/cascade.js';
 import type { PendingAuth } from './deskAuth.js';
-import { NONCE_MEMORY_MS } from './nonces.js';
 import type { Queryable } from '../store/db.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { DeskRow } from '../store/desks.js';
@@ -201,7 +200,7 @@ const NOT_AT_ONCE: AtOnce = { kind: 'continue', admitted: false };
  * spec's order.
  */
 export async function createOrderAtOnce(ctx: Ctx, auth: PendingAuth, body: Record<string, unknown>): Promise<AtOnce> {
-  const { desk, merchant, merchantVersion, versions } = auth.at;
+  const { desk, merchant, versions } = auth.at;
   let p: Prepared;
   try {
     p = await prepare(ctx, desk, merchant, body, versions);
@@ -212,17 +211,7 @@ export async function createOrderAtOnce(ctx: Ctx, auth: PendingAuth, body: Recor
   const issued = await issueAtOnce(ctx, p);
   if (!issued) return NOT_AT_ONCE;
   if (!(await ctx.limits.orderCreate.take(desk.key)).ok) return NOT_AT_ONCE;
-  const now = ctx.clock.now();
-  const r = await insertPlacedOrderAuthenticating(ctx.db, p.fresh, issued.payment, issued.providerId, {
-    deskKey: desk.key,
-    nonce: auth.nonce,
-    sealedSecret: desk.secret_enc,
-    deskVersion: desk.row_version,
-    merchantVersion,
-    versions,
-    now: new Date(now),
-    nonceExpiresAt: new Date(now + NONCE_MEMORY_MS),
-  });
+  const r = await insertPlacedOrderAuthenticating(ctx.db, p.fresh, issued.payment, issued.providerId, auth.lastCheck(ctx.clock.now()));
   if (r.claimed) auth.settledBy();
   if (r.placed) {
     ctx.metrics.ordersCreated.inc({ method: p.fresh.method, rail: p.fresh.rail ?? '' });

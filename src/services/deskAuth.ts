@@ -4,6 +4,8 @@ import type { Refusal } from '../domain/errors.js';
 import { DeskSecretCache } from '../deskSecrets.js';
 import { hmacHex, signatureMatches, signingStringWithBodyHash } from '../signing.js';
 import { getDeskWithMerchantByKey, type DeskAtAuth } from '../store/desks.js';
+import type { AuthToSettle } from '../store/orders.js';
+import { claimWindow } from './nonces.js';
 
 // Unknown keys still cost one HMAC, so timing does not tell a valid key from an invalid one.
 const DUMMY_SECRET = 'sk_unknown_key_dummy_secret_for_constant_work';
@@ -34,6 +36,7 @@ const PENDING_NONCES = 10_000;
  * other outcome calls `settle`, which makes it the usual way, before anything is answered.
  */
 export interface PendingAuth {
+  readonly ok: 'pending';
   /** The desk, merchant and catalogue versions the signature was checked against. */
   readonly at: DeskAtAuth;
   readonly key: string;
@@ -43,6 +46,8 @@ export interface PendingAuth {
   settle(): Promise<Verdict>;
   /** A statement of the route's own claimed the nonce with `at` still current: authentication is done. */
   settledBy(): void;
+  /** What such a statement checks and claims, for a claim made at `nowMs`. */
+  lastCheck(nowMs: number): AuthToSettle;
 }
 
 /**
@@ -50,11 +55,14 @@ export interface PendingAuth {
  *
  * Each desk key's last read (desk, merchant, catalogue versions) is remembered after its first
  * request. When the replay memory is the database, a request whose signature matches the
- * remembered secret then needs one statement: it reads the desk and merchant as they are now and
- * claims the nonce only if the secret is still that one. A rotated secret is seen in that same
- * statement (nothing claimed, the request checked again against the new secret), a stopped desk
- * or blocked merchant in the rows it returns, so a change takes effect on the very next request on
- * every instance.
+ * remembered secret then needs one statement: it claims the nonce only if the secret is still that
+ * one and reads the desk's and merchant's row versions (the rows themselves again only when either
+ * moved). A rotated secret is seen in that same statement (nothing claimed, the request checked
+ * again against the new secret), a stopped desk or blocked merchant through the versions, so a
+ * change takes effect on the very next request on every instance.
+ *
+ * A route that makes the last check inside its own statement asks for it to be deferred: a
+ * request signed with the remembered secret then comes back as a PendingAuth, without a statement.
  */
 export function deskAuthenticator(ctx: Ctx) {
   const secrets = new DeskSecretCache(ctx.box);
@@ -85,7 +93,7 @@ export function deskAuthenticator(ctx: Ctx) {
     return AUTH_FAILED;
   }
 
-  /** Check 6 and the currency of the remembered read, in one statement, for a request signed with the remembered secret. */
+  /** Check 6, and whether the remembered read is still current, in one statement, for a request signed with the remembered secret. */
   async function claimRemembered(h: AuthHeaders, r: SignedRequest, remembered: DeskAtAuth): Promise<Verdict> {
     const sealed = remembered.desk.secret_enc;
     const now = await ctx.nonces.claimWithDesk!(remembered, h.nonce!);
@@ -106,35 +114,38 @@ export function deskAuthenticator(ctx: Ctx) {
     return at && ctx.nonces.claimWithDesk && signedWith(at.desk.secret_enc, h, r) ? at : null;
   }
 
-  async function authenticateDesk(r: SignedRequest): Promise<Verdict> {
+  /**
+   * The spec's checks for one request. With `defer`, a request signed with the remembered secret
+   * whose nonce this instance has not seen pending before comes back pending (see PendingAuth).
+   */
+  async function authenticateDesk(r: SignedRequest, opts: { defer?: boolean } = {}): Promise<Verdict | PendingAuth> {
     const h = r.headers;
     const pre = precheckAuth(h, ctx.clock.now());
     if (pre) return { ok: false, refusal: pre };
     // Without a remembered secret, or a signature that does not match it (perhaps made with a
     // secret rotated on another instance), the desk is read afresh first.
     const at = rememberedSigner(h, r);
-    return at ? claimRemembered(h, r, at) : readAndClaim(h, r);
+    if (!at) return readAndClaim(h, r);
+    return opts.defer && firstPending(h) ? pendingFor(h, r, at) : claimRemembered(h, r, at);
   }
 
   /**
-   * Checks 1–5 against the remembered read without a statement, leaving check 6 pending; null when
-   * the request must take the full path (nothing remembered, the signature does not match it, or
-   * the replay memory is not the database).
+   * A nonce this instance already saw pending is a replay: it takes the full path, where it is
+   * refused before the route does anything (a replayed order never holds the desk's order limit).
    */
-  function pending(r: SignedRequest): PendingAuth | null {
-    const h = r.headers;
-    if (precheckAuth(h, ctx.clock.now())) return null;
-    const at = rememberedSigner(h, r);
-    if (!at) return null;
-    // A nonce this instance already saw pending is a replay: it takes the full path, where it is
-    // refused before the route does anything (a replayed order never holds the desk's order limit).
+  function firstPending(h: AuthHeaders): boolean {
     const seen = `${h.key}\n${h.nonce}`;
-    if (pendingNonces.has(seen)) return null;
+    if (pendingNonces.has(seen)) return false;
     if (pendingNonces.size >= PENDING_NONCES) pendingNonces.delete(pendingNonces.values().next().value!);
     pendingNonces.add(seen);
+    return true;
+  }
+
+  function pendingFor(h: AuthHeaders, r: SignedRequest, at: DeskAtAuth): PendingAuth {
     let verdict: Promise<Verdict> | null = null;
     let settled = false;
     return {
+      ok: 'pending',
       at,
       key: h.key!,
       nonce: h.nonce!,
@@ -149,8 +160,12 @@ export function deskAuthenticator(ctx: Ctx) {
         settled = true;
         verdict ??= Promise.resolve(accepted(at));
       },
+      lastCheck(nowMs) {
+        const { desk, merchantVersion, versions } = at;
+        return { deskKey: desk.key, nonce: h.nonce!, sealedSecret: desk.secret_enc, deskVersion: desk.row_version, merchantVersion, versions, ...claimWindow(nowMs) };
+      },
     };
   }
 
-  return Object.assign(authenticateDesk, { pending });
+  return authenticateDesk;
 }

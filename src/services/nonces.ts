@@ -22,18 +22,23 @@ export interface NonceStore {
   claimWithDesk?(remembered: DeskAtAuth, nonce: string): Promise<(DeskAtAuth & { claimed: boolean }) | null>;
 }
 
+/** A claim made at `nowMs`: its time, and when the nonce may be used again. */
+export function claimWindow(nowMs: number): { now: Date; nonceExpiresAt: Date } {
+  return { now: new Date(nowMs), nonceExpiresAt: new Date(nowMs + NONCE_MEMORY_MS) };
+}
+
 export function dbNonceStore(db: Db, clock: Clock): NonceStore {
   return {
     claim(deskKey, nonce) {
-      const now = clock.now();
-      return claimNonce(db, deskKey, nonce, new Date(now), new Date(now + NONCE_MEMORY_MS));
+      const w = claimWindow(clock.now());
+      return claimNonce(db, deskKey, nonce, w.now, w.nonceExpiresAt);
     },
     prune() {
       return pruneNonces(db, new Date(clock.now()));
     },
     claimWithDesk(remembered, nonce) {
-      const now = clock.now();
-      return claimNonceWithDesk(db, remembered, nonce, new Date(now), new Date(now + NONCE_MEMORY_MS));
+      const w = claimWindow(clock.now());
+      return claimNonceWithDesk(db, remembered, nonce, w.now, w.nonceExpiresAt);
     },
   };
 }

@@ -2,16 +2,17 @@ import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { findScopedOrder, listOrders as selectOrders, orderSeq, readDeskOrderAuthenticating, type OrderRow, type OrderScope } from '../store/orders.js';
 import type { PendingAuth } from './deskAuth.js';
-import { NONCE_MEMORY_MS } from './nonces.js';
 import { operatorOrderView, orderView } from './orderViews.js';
 import { pageOf, type Page } from './paging.js';
 
 export type { OrderScope };
 
+const orderNotFound = (idOrRef: string) => new AppError('ORDER_NOT_FOUND', `no order ${idOrRef}`);
+
 /** An order seen from a scope (desk, merchant or platform); outside it, ORDER_NOT_FOUND (D4). */
 export async function findOrderRow(ctx: Ctx, scope: OrderScope, idOrRef: string): Promise<OrderRow> {
   const o = await findScopedOrder(ctx.db, scope, idOrRef);
-  if (!o) throw new AppError('ORDER_NOT_FOUND', `no order ${idOrRef}`);
+  if (!o) throw orderNotFound(idOrRef);
   return o;
 }
 
@@ -22,21 +23,15 @@ export async function getOrder(ctx: Ctx, scope: OrderScope, idOrRef: string) {
 
 /**
  * `GET /gw/v1/orders/{id}` in one statement with authentication's last check (see PendingAuth):
- * the order view, or null for not found, once the statement settled authentication; undefined
- * when it could not (a secret rotated since, a replayed nonce), and the request goes the usual way.
+ * the order view (or ORDER_NOT_FOUND) once the statement settled authentication; null when it
+ * could not (a secret rotated since, a replayed nonce), and the request goes the usual way.
  */
-export async function getOrderAtOnce(ctx: Ctx, auth: PendingAuth, idOrRef: string): Promise<ReturnType<typeof orderView> | null | undefined> {
-  const now = ctx.clock.now();
-  const r = await readDeskOrderAuthenticating(ctx.db, auth.at.desk.id, idOrRef, {
-    deskKey: auth.key,
-    nonce: auth.nonce,
-    sealedSecret: auth.at.desk.secret_enc,
-    now: new Date(now),
-    nonceExpiresAt: new Date(now + NONCE_MEMORY_MS),
-  });
-  if (!r.claimed) return undefined;
+export async function getOrderAtOnce(ctx: Ctx, auth: PendingAuth, idOrRef: string): Promise<ReturnType<typeof orderView> | null> {
+  const r = await readDeskOrderAuthenticating(ctx.db, auth.at.desk.id, idOrRef, auth.lastCheck(ctx.clock.now()));
+  if (!r.claimed) return null;
   auth.settledBy();
-  return r.order ? orderView(r.order) : null;
+  if (!r.order) throw orderNotFound(idOrRef);
+  return orderView(r.order);
 }
 
 /** The operator's order: the get fields plus desk, merchant, provider and sandbox. */

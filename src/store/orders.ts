@@ -82,6 +82,10 @@ const PENDING_ORDER_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created'
 const pendingOrderParams = (o: NewOrder) => [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox,
   o.notifyUrl, o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt];
 
+/** An order inserted already placed (P80): the pending columns, placed, with $20 the payment and $21 the provider. */
+const PLACED_ORDER_COLUMNS = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
+const PLACED_ORDER_VALUES = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
+
 /** The order's reference claimed unless held (in the order parameters' numbering); `claim` has a row when it was. */
 const CLAIM_REF = `WITH claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at) VALUES ($2, $4, $1, $5, $6, $18)
@@ -117,14 +121,12 @@ export async function insertPendingOrderClaimingRef(q: Queryable, o: NewOrder): 
  * already held, which the caller settles with the idempotency rules.
  */
 export async function insertPlacedOrderClaimingRef(q: Queryable, o: NewOrder, payment: Record<string, string | null>, providerId: string): Promise<OrderRow | null> {
-  const columns = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
-  const values = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
   const params = [...pendingOrderParams(o), JSON.stringify(payment), providerId];
   const { rows } = await q.query<OrderRow>(
     o.orderRef === null
-      ? `INSERT INTO orders (${columns}) VALUES (${values}) RETURNING *`
+      ? `INSERT INTO orders (${PLACED_ORDER_COLUMNS}) VALUES (${PLACED_ORDER_VALUES}) RETURNING *`
       : `${CLAIM_REF}
-         INSERT INTO orders (${columns}) SELECT ${values} WHERE EXISTS (SELECT 1 FROM claim) RETURNING *`,
+         INSERT INTO orders (${PLACED_ORDER_COLUMNS}) SELECT ${PLACED_ORDER_VALUES} WHERE EXISTS (SELECT 1 FROM claim) RETURNING *`,
     params,
   );
   return rows[0] ?? null;
@@ -158,8 +160,6 @@ export async function insertPlacedOrderAuthenticating(
   providerId: string,
   a: AuthToSettle,
 ): Promise<{ claimed: boolean; placed: boolean }> {
-  const columns = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
-  const values = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
   const current = `desks d JOIN merchants m ON m.id = d.merchant_id
         WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb`;
   const { rows } = await db.query<{ claimed: number; placed: number }>(
@@ -169,7 +169,7 @@ export async function insertPlacedOrderAuthenticating(
        SELECT $2, $4, $1, $5, $6, $18 WHERE $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM n)
        ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1),
      o AS (
-       INSERT INTO orders (${columns}) SELECT ${values}
+       INSERT INTO orders (${PLACED_ORDER_COLUMNS}) SELECT ${PLACED_ORDER_VALUES}
         WHERE EXISTS (SELECT 1 FROM n) AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claim)) RETURNING 1)
      SELECT (SELECT count(*) FROM n)::int AS claimed, (SELECT count(*) FROM o)::int AS placed`,
     [...pendingOrderParams(o), JSON.stringify(payment), providerId,

@@ -6,7 +6,7 @@ import { eventsFeed } from '../../services/events.js';
 import { balanceOf, methodsFor, ratesFor } from '../../services/gatewayReads.js';
 import { cancelByMerchant } from '../../services/orderActions.js';
 import { getOrder, getOrderAtOnce } from '../../services/orders.js';
-import { sendError, sendOk, sendRefusal, sendTooMany } from '../errors.js';
+import { sendOk, sendRefusal, sendTooMany } from '../errors.js';
 import { SETTLES_AUTH, settleAuth } from '../gatewayAuth.js';
 import { GATEWAY_SECURITY } from '../openapi.js';
 import { IdParam, routeSchema } from '../schemas/common.js';
@@ -109,7 +109,6 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         if (req.pendingAuth) {
           const order = await getOrderAtOnce(ctx, req.pendingAuth, req.params.id);
           if (order) return sendOk(req, reply, order);
-          if (order === null) return sendError(req, reply, 'ORDER_NOT_FOUND', `no order ${req.params.id}`);
           const refused = await settleAuth(req);
           if (refused) return sendRefusal(req, reply, refused.refusal);
         }
