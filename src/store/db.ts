@@ -153,8 +153,8 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
   let named = 0;
   type Session = Pick<PGlite, 'query' | 'exec'>;
   /**
-   * PGlite plans every statement anew and has no named statements in its API: order creation's
-   * statement costs it about 1 ms that way and 0.3 ms once planned. So a statement with parameters
+   * PGlite plans every statement anew and has no named statements in its API (planning them once
+   * doubled the embedded benchmark's read ratios, see bench/README.md). So a statement with parameters
    * is `PREPARE`d once, by name, and run as `EXECUTE name(…)` with its values written as SQL
    * literals (`sqlLiteral`). A value that has no safe literal form, or a statement past
    * `PREPARED_MAX`, runs with bound parameters as before.
