@@ -73,6 +73,16 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     reply.header('X-Trace-Id', req.id);
     done();
   });
+  // Once shutdown began, every answer closes its connection: a keep-alive connection whose request
+  // was still running when the listener closed would otherwise hold the shutdown until the client
+  // dropped it.
+  if (opts.shuttingDown) {
+    const shuttingDown = opts.shuttingDown;
+    app.addHook('onSend', (_req, reply, payload, done) => {
+      if (shuttingDown()) reply.header('Connection', 'close');
+      done(null, payload);
+    });
+  }
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     ctx.metrics.httpRequests.inc({ route, method: req.method, status: String(reply.statusCode) });

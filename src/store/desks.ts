@@ -2,6 +2,7 @@ import type { Db, Queryable } from './db.js';
 import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import type { MerchantRow } from './merchants.js';
+import { batchedPerDatabase } from './batches.js';
 
 export interface DeskRow {
   id: string;
@@ -168,22 +169,72 @@ export async function claimNonceWithDesk(
   expiresAt: Date,
 ): Promise<(DeskAtAuth & { claimed: boolean }) | null> {
   const { desk, merchant, merchantVersion } = remembered;
-  const { rows } = await db.query<{ same_secret: boolean; d_version: number; m_version: number; m_balance: string; catalog_versions: CatalogVersions; claimed: number; relaxed: string }>(
-    `WITH dm AS (
-       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${CATALOG_VERSIONS_SQL}
-         FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1),
-     ${nonceClaimCte('dm WHERE dm.secret_enc = $3', '$1', '$2', '$4', '$5')}
-     SELECT dm.secret_enc = $3 AS same_secret, d_version, m_version, m_balance, catalog_versions,
-            (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed
-       FROM dm`,
-    [desk.key, nonce, desk.secret_enc, now, expiresAt],
-  );
-  const r = rows[0];
+  const r = await claimWithVersions(db, { key: desk.key, nonce, sealed: desk.secret_enc, now, expiresAt });
   if (!r) return null;
-  const claimed = r.claimed === 1;
+  const claimed = r.claimed;
   if (r.same_secret && r.d_version === desk.row_version && r.m_version === merchantVersion) {
     return { desk, merchant: { ...merchant, balance: r.m_balance }, merchantVersion, versions: r.catalog_versions, claimed };
   }
   const fresh = await getDeskWithMerchantByKey(db, desk.key);
   return fresh && { ...fresh, claimed: claimed && fresh.desk.secret_enc === desk.secret_enc };
 }
+
+interface VersionedClaim {
+  key: string;
+  nonce: string;
+  sealed: string;
+  now: Date;
+  expiresAt: Date;
+}
+interface ClaimVersions {
+  same_secret: boolean;
+  d_version: number;
+  m_version: number;
+  m_balance: string;
+  catalog_versions: CatalogVersions;
+  claimed: boolean;
+}
+
+/** The statement of `claimNonceWithDesk`; no row when the desk is gone. */
+async function claimOneWithVersions(db: Db, c: VersionedClaim): Promise<ClaimVersions | null> {
+  const { rows } = await db.query<ClaimVersions & { relaxed: string }>(
+    `WITH dm AS (
+       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${CATALOG_VERSIONS_SQL}
+         FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1),
+     ${nonceClaimCte('dm WHERE dm.secret_enc = $3', '$1', '$2', '$4', '$5')}
+     SELECT dm.secret_enc = $3 AS same_secret, d_version, m_version, m_balance, catalog_versions,
+            EXISTS (SELECT 1 FROM n) AS claimed, ${RELAXED_COMMIT} AS relaxed
+       FROM dm`,
+    [c.key, c.nonce, c.sealed, c.now, c.expiresAt],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * `claimOneWithVersions` for several claims in one statement. Their nonces must differ per desk
+ * key; an expired nonce row is taken over only when it had expired by the earliest `now`.
+ */
+async function claimManyWithVersions(db: Db, claims: VersionedClaim[]): Promise<(ClaimVersions | null)[]> {
+  const batch = claims.map((c, i) => ({ i, key: c.key, nonce: c.nonce, sealed: c.sealed, expires_at: c.expiresAt }));
+  const earliest = new Date(Math.min(...claims.map((c) => c.now.getTime())));
+  const { rows } = await db.query<ClaimVersions & { i: number; relaxed: string }>(
+    `WITH b AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, key text, nonce text, sealed text, expires_at timestamptz)),
+     dm AS (
+       SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance
+         FROM b JOIN desks d ON d.key = b.key JOIN merchants m ON m.id = d.merchant_id),
+     n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT key, nonce, expires_at FROM dm WHERE secret_enc = sealed
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
+       RETURNING desk_key, nonce)
+     SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${CATALOG_VERSIONS_SQL},
+            EXISTS (SELECT 1 FROM n WHERE n.desk_key = dm.key AND n.nonce = dm.nonce) AS claimed, ${RELAXED_COMMIT} AS relaxed
+       FROM dm`,
+    [JSON.stringify(batch), earliest],
+  );
+  const out: (ClaimVersions | null)[] = claims.map(() => null);
+  for (const { i, relaxed: _relaxed, ...r } of rows) out[i] = r;
+  return out;
+}
+
+/** Claims that arrive together share one statement (`batchedPerDatabase`). */
+const claimWithVersions = batchedPerDatabase(claimOneWithVersions, claimManyWithVersions, (c) => `${c.key} ${c.nonce}`);

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from './db.js';
 import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
 import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
+import { batchedPerDatabase } from './batches.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
 export interface OrderRow {
@@ -153,7 +154,7 @@ export interface AuthToSettle {
  * reference was free or there is none (`placed`). When the desk, merchant or a catalogue moved,
  * nothing is written.
  */
-export async function insertPlacedOrderAuthenticating(
+async function insertOnePlacedOrderAuthenticating(
   db: Db,
   o: NewOrder,
   payment: Record<string, string | null>,
@@ -185,26 +186,72 @@ export async function insertPlacedOrderAuthenticating(
  * see RELAXED_COMMIT) only while the desk still has the sealed secret the request was checked
  * against and the nonce is fresh (`claimed`), and the order is read only when it was.
  */
+async function readOneDeskOrderAuthenticating(db: Db, r: DeskOrderRead): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
+  const { deskId, idOrRef, auth: a } = r;
+  // One index lookup: by id for an `ord_` id, by reference otherwise.
+  const { rows } = await db.query<OrderViewRow & { auth_claimed: number; auth_relaxed: string }>(
+    `WITH ${nonceClaimCte('desks WHERE key = $1 AND secret_enc = $3', '$1', '$2', '$4', '$5')}
+     SELECT (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
+       FROM (SELECT 1) one LEFT JOIN LATERAL (${orderViewBy(byId(idOrRef) ? 'id' : 'ref', '$6', '$7')}) o ON EXISTS (SELECT 1 FROM n)`,
+    [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
+  );
+  const { auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
+  return { claimed: auth_claimed === 1, order: found.id ? found : null };
+}
+
+/** `readOneDeskOrderAuthenticating` for several reads in one statement; their nonces must differ (see `insertPlacedOrdersAuthenticating`). */
+async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Promise<{ claimed: boolean; order: OrderViewRow | null }[]> {
+  const batch = reads.map(({ deskId, idOrRef, auth: a }, i) => ({
+    i, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret, nonce_expires_at: a.nonceExpiresAt, desk_id: deskId, v: idOrRef, by_id: byId(idOrRef),
+  }));
+  const earliest = new Date(Math.min(...reads.map((x) => x.auth.now.getTime())));
+  const { rows } = await db.query<OrderViewRow & { i: number; auth_claimed: boolean; auth_relaxed: string }>(
+    `WITH b AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, desk_key text, nonce text, sealed text, nonce_expires_at timestamptz, desk_id text, v text, by_id boolean)),
+     n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at)
+       SELECT b.desk_key, b.nonce, b.nonce_expires_at FROM b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
+       RETURNING desk_key, nonce),
+     bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce)
+     SELECT b.i, b.i IN (SELECT i FROM bn) AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
+       FROM b LEFT JOIN LATERAL (
+         SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE b.by_id AND id = b.v AND desk_id = b.desk_id AND placement = 'placed'
+         UNION ALL
+         (SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE NOT b.by_id AND desk_id = b.desk_id AND order_ref = b.v AND placement = 'placed' ORDER BY seq DESC LIMIT 1)
+       ) o ON b.i IN (SELECT i FROM bn)`,
+    [JSON.stringify(batch), earliest],
+  );
+  const out = reads.map(() => ({ claimed: false, order: null as OrderViewRow | null }));
+  for (const { i, auth_claimed, auth_relaxed: _relaxed, ...found } of rows) out[i] = { claimed: auth_claimed, order: found.id ? found : null };
+  return out;
+}
+
+interface DeskOrderRead {
+  deskId: string;
+  idOrRef: string;
+  auth: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>;
+}
+const byId = (idOrRef: string) => idOrRef.startsWith('ord_');
+const readDeskOrder = batchedPerDatabase(readOneDeskOrderAuthenticating, readDeskOrdersAuthenticating, (r) => `${r.auth.deskKey} ${r.auth.nonce}`);
+
+/**
+ * An order of a desk (by `ord_` id, else the newest by orderRef, as `findDeskOrder`) read in one
+ * statement with authentication's last check: the nonce is claimed (committing as any claim does,
+ * see RELAXED_COMMIT) only while the desk still has the sealed secret the request was checked
+ * against and the nonce is fresh (`claimed`), and the order is read only when it was. Reads that
+ * arrive together share one statement (`batchedPerDatabase`).
+ */
 export async function readDeskOrderAuthenticating(
   db: Db,
   deskId: string,
   idOrRef: string,
-  a: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>,
+  a: DeskOrderRead['auth'],
 ): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
-  // One index lookup: by id for an `ord_` id, by reference otherwise; an `ord_` reference that is
-  // no order's id is looked up by reference afterwards (authentication is settled by then).
-  const byId = idOrRef.startsWith('ord_');
-  const { rows } = await db.query<OrderViewRow & { auth_claimed: number; auth_relaxed: string }>(
-    `WITH ${nonceClaimCte('desks WHERE key = $1 AND secret_enc = $3', '$1', '$2', '$4', '$5')}
-     SELECT (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
-       FROM (SELECT 1) one LEFT JOIN LATERAL (${orderViewBy(byId ? 'id' : 'ref', '$6', '$7')}) o ON EXISTS (SELECT 1 FROM n)`,
-    [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
-  );
-  const { auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
-  const claimed = auth_claimed === 1;
-  let order: OrderViewRow | null = found.id ? found : null;
-  if (claimed && !order && byId) order = (await db.query<OrderViewRow>(orderViewBy('ref', '$1', '$2'), [deskId, idOrRef])).rows[0] ?? null;
-  return { claimed, order };
+  const r = await readDeskOrder(db, { deskId, idOrRef, auth: a });
+  // An `ord_` reference that is no order's id is looked up by reference (authentication is settled by then).
+  if (r.claimed && !r.order && byId(idOrRef)) return { claimed: true, order: (await db.query<OrderViewRow>(orderViewBy('ref', '$1', '$2'), [deskId, idOrRef])).rows[0] ?? null };
+  return r;
 }
 
 /** The placed order, or null when the reservation was given up in the meantime. */
@@ -374,4 +421,82 @@ export interface TransitionRow {
 export async function listOrderTransitions(q: Queryable, orderId: string): Promise<TransitionRow[]> {
   const { rows } = await q.query<TransitionRow>('SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id', [orderId]);
   return rows;
+}
+
+/** One order of `insertPlacedOrdersAuthenticating`. */
+export interface PlacedOrderToInsert {
+  order: NewOrder;
+  payment: Record<string, string | null>;
+  providerId: string;
+  auth: AuthToSettle;
+}
+
+/**
+ * `insertPlacedOrderAuthenticating` for several orders in one statement (one commit), each as on
+ * its own: its nonce claimed only while its desk, merchant and the catalogues are at its versions,
+ * its reference claimed (for this very order) only when its nonce was, and the order inserted only
+ * when both hold. The items must not share a nonce of one desk key. An expired nonce row is taken
+ * over only when it had expired by the earliest `now` of the items.
+ */
+export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly PlacedOrderToInsert[]): Promise<{ claimed: boolean; placed: boolean }[]> {
+  const batch = items.map(({ order: o, payment, providerId, auth: a }, i) => ({
+    i, id: o.id, desk_id: o.deskId, merchant_id: o.merchantId, order_ref: o.orderRef, amount: o.amount, currency: o.currency, rate: o.rate,
+    settled_amount: o.settledAmount, method: o.method, rail: o.rail, sandbox: o.sandbox, notify_url: o.notifyUrl, success_url: o.successUrl,
+    fail_url: o.failUrl, back_url: o.backUrl, operator: o.operator, lifetime_minutes: o.lifetimeMinutes, created_at: o.createdAt,
+    expires_at: o.expiresAt, payment, provider_id: providerId, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret,
+    desk_version: a.deskVersion, merchant_version: a.merchantVersion, versions: a.versions, nonce_expires_at: a.nonceExpiresAt,
+  }));
+  const earliest = new Date(Math.min(...items.map((x) => x.auth.now.getTime())));
+  const { rows } = await db.query<{ i: number; claimed: boolean; placed: boolean }>(
+    `WITH b AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, id text, desk_id text, merchant_id text, order_ref text, amount numeric,
+         currency text, rate numeric, settled_amount numeric, method text, rail text, sandbox boolean, notify_url text, success_url text,
+         fail_url text, back_url text, operator text, lifetime_minutes int, created_at timestamptz, expires_at timestamptz, payment jsonb,
+         provider_id text, desk_key text, nonce text, sealed text, desk_version bigint, merchant_version bigint, versions jsonb,
+         nonce_expires_at timestamptz)),
+     n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at)
+       SELECT b.desk_key, b.nonce, b.nonce_expires_at FROM b
+         JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
+         JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
+        WHERE b.versions = ${CATALOG_VERSIONS_VALUE}
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
+       RETURNING desk_key, nonce),
+     bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce),
+     claim AS (
+       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
+       SELECT desk_id, order_ref, id, amount, currency, created_at FROM bn WHERE order_ref IS NOT NULL
+       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING order_id),
+     o AS (
+       INSERT INTO orders (${PLACED_ORDER_COLUMNS})
+       SELECT id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, 'Created', 'WaitingForPayment', 'placed',
+              sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, created_at, payment, provider_id
+         FROM bn WHERE order_ref IS NULL OR id IN (SELECT order_id FROM claim)
+       RETURNING id)
+     SELECT b.i, b.id IN (SELECT id FROM bn) AS claimed, b.id IN (SELECT id FROM o) AS placed FROM b`,
+    [JSON.stringify(batch), earliest],
+  );
+  const out = items.map(() => ({ claimed: false, placed: false }));
+  for (const r of rows) out[r.i] = { claimed: r.claimed, placed: r.placed };
+  return out;
+}
+
+/**
+ * `insertOnePlacedOrderAuthenticating` as the caller sees it: orders that arrive together on one
+ * database are sent as one statement (`batchedPerDatabase`), an order alone as its own.
+ */
+const placeOrder = batchedPerDatabase<Db, PlacedOrderToInsert, { claimed: boolean; placed: boolean }>(
+  (db, x) => insertOnePlacedOrderAuthenticating(db, x.order, x.payment, x.providerId, x.auth),
+  insertPlacedOrdersAuthenticating,
+  (x) => `${x.auth.deskKey} ${x.auth.nonce}`,
+);
+
+export function insertPlacedOrderAuthenticating(
+  db: Db,
+  o: NewOrder,
+  payment: Record<string, string | null>,
+  providerId: string,
+  a: AuthToSettle,
+): Promise<{ claimed: boolean; placed: boolean }> {
+  return placeOrder(db, { order: o, payment, providerId, auth: a });
 }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { Redis } from 'ioredis';
@@ -45,6 +47,30 @@ describe('health', () => {
     const starting = buildApp(h.ctx, { ready: () => false });
     expect((await starting.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(503);
     await starting.close();
+  });
+
+  it('once shutdown began, answers close their keep-alive connection, so closing waits for nobody', async () => {
+    let closing = false;
+    const app = buildApp(h.ctx, { ready: () => true, shuttingDown: () => closing });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => res.resume().on('end', () => resolve(res))).on('error', reject);
+      });
+    try {
+      expect((await get()).headers.connection).toBe('keep-alive');
+      closing = true;
+      const last = await get();
+      expect(last.statusCode).toBe(200);
+      expect(last.headers.connection).toBe('close');
+      // the client keeps its agent open: only the server's answer closed the connection
+      await app.close();
+      expect(app.server.listening).toBe(false);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('/readyz is 503 when the schema is behind the code', async () => {

@@ -141,6 +141,90 @@ describe('an order created in one statement with authentication', () => {
   });
 });
 
+describe('orders arriving together', () => {
+  const batchStatements = () => {
+    const spy = vi.spyOn(h.ctx.db, 'query');
+    return {
+      count: () => spy.mock.calls.filter(([sql]) => String(sql).includes('jsonb_to_recordset')).length,
+      restore: () => spy.mockRestore(),
+    };
+  };
+
+  it('are placed in one statement, each answered as if it had come alone', async () => {
+    const [a, b, c] = [await knownDesk(), await knownDesk(), await knownDesk()];
+    expect((await signed(h, c, '/gw/v1/orders', { body: body('c-before') })).statusCode).toBe(201);
+    await admin(h.app, 'POST', `/desks/${c.id}/secret`); // c's old secret no longer signs
+    const shared = freshNonce();
+    const batches = batchStatements();
+    let answers;
+    try {
+      answers = await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => signed(h, a, '/gw/v1/orders', { body: body(`a-${i}`, 1000 + i) })),
+        signed(h, b, '/gw/v1/orders', { body: body('twin') }),
+        signed(h, b, '/gw/v1/orders', { body: body('twin') }),
+        signed(h, b, '/gw/v1/orders', { body: body('same-nonce-1'), nonce: shared }),
+        signed(h, b, '/gw/v1/orders', { body: body('same-nonce-2'), nonce: shared }),
+        signed(h, c, '/gw/v1/orders', { body: body('c-after') }),
+      ]);
+      expect(batches.count()).toBeGreaterThan(0);
+    } finally {
+      batches.restore();
+    }
+    const aOrders = answers.slice(0, 6).map((r) => json(r).result);
+    expect(answers.slice(0, 6).map((r) => r.statusCode)).toEqual(new Array(6).fill(201));
+    expect(aOrders.map((o) => o.amount)).toEqual(['1000.00', '1001.00', '1002.00', '1003.00', '1004.00', '1005.00']);
+    expect(new Set(aOrders.map((o) => o.id)).size).toBe(6);
+    expect(await ordersOf(a)).toBe(6);
+    // the same reference twice: one order, both answered with it
+    const [twin1, twin2] = answers.slice(6, 8);
+    expect([twin1!.statusCode, twin2!.statusCode]).toEqual([201, 201]);
+    expect(json(twin1!).result.id).toBe(json(twin2!).result.id);
+    // the same nonce twice: one order, the other a replay
+    expect(answers.slice(8, 10).map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    expect(answers.slice(8, 10).map(code).filter(Boolean)).toEqual(['REPLAY_DETECTED']);
+    expect(await ordersOf(b)).toBe(2);
+    expect(code(answers[10]!)).toBe('AUTH_FAILED');
+    expect(await ordersOf(c)).toBe(1);
+  });
+
+  it('one order the database refuses fails alone; the others are placed', async () => {
+    const d = await knownDesk();
+    const { insertPlacedOrderAuthenticating } = await import('../../src/store/orders.js');
+    const { readCatalogVersions } = await import('../../src/store/catalogVersions.js');
+    const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
+      'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
+      [d.id],
+    )).rows[0]!;
+    const versions = await readCatalogVersions(h.ctx.db);
+    const now = new Date(h.clock.now());
+    const place = (id: string, amount: string) =>
+      insertPlacedOrderAuthenticating(
+        h.ctx.db,
+        { id, deskId: d.id, merchantId: row.merchant_id, orderRef: null, amount, currency: 'RUB', rate: '91.80000000', settledAmount: '1.00000000', method: 'Classic',
+          rail: 'Sbp', sandbox: true, notifyUrl: null, successUrl: null, failUrl: null, backUrl: null, operator: null, lifetimeMinutes: 30, createdAt: now,
+          expiresAt: new Date(now.getTime() + 1_800_000) },
+        { phone: '+70000000000' },
+        'sandbox',
+        { deskKey: d.key, nonce: freshNonce(), sealedSecret: row.secret_enc, deskVersion: row.row_version, merchantVersion: row.m_version, versions, now,
+          nonceExpiresAt: new Date(now.getTime() + 600_000) },
+      );
+    const batches = batchStatements();
+    let results;
+    try {
+      // numeric(24, 2) cannot hold 10^30: the database refuses that order's value
+      results = await Promise.allSettled([place('ord_batch_ok_1', '10.00'), place('ord_batch_bad', '1000000000000000000000000000000.00'), place('ord_batch_ok_2', '20.00')]);
+      expect(batches.count()).toBe(1);
+    } finally {
+      batches.restore();
+    }
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[0] as PromiseFulfilledResult<unknown>).value).toEqual({ claimed: true, placed: true });
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: '22003' });
+    const { rows } = await h.ctx.db.query<{ id: string }>('SELECT id FROM orders WHERE desk_id = $1 ORDER BY id', [d.id]);
+    expect(rows.map((r) => r.id)).toEqual(['ord_batch_ok_1', 'ord_batch_ok_2']);
+  });
+});
+
 describe('an order read in one statement with authentication', () => {
   it('reads by id and by the newest orderRef, only the desk\'s own, and claims the nonce', async () => {
     const d = await knownDesk();
@@ -166,6 +250,73 @@ describe('an order read in one statement with authentication', () => {
     const nonce = freshNonce();
     expect(code(await signed(h, d, `/gw/v1/orders/${order.id}`, { nonce }))).toBe('AUTH_FAILED');
     expect(await nonceTaken(d, nonce)).toBe(false);
+  });
+});
+
+describe('order reads arriving together', () => {
+  it('share one statement, each answered as if it had come alone', async () => {
+    const [a, b, c] = [await knownDesk(), await knownDesk(), await knownDesk()];
+    const aOrder = json(await signed(h, a, '/gw/v1/orders', { body: body('together-a') })).result;
+    const bOrder = json(await signed(h, b, '/gw/v1/orders', { body: body('together-b', 2000) })).result;
+    const cOrder = json(await signed(h, c, '/gw/v1/orders', { body: body('together-c') })).result;
+    await admin(h.app, 'POST', `/desks/${c.id}/secret`);
+    const shared = freshNonce();
+    const spy = vi.spyOn(h.ctx.db, 'query');
+    let answers;
+    try {
+      answers = await Promise.all([
+        signed(h, a, `/gw/v1/orders/${aOrder.id}`),
+        signed(h, a, '/gw/v1/orders/together-a'),
+        signed(h, b, '/gw/v1/orders/together-b'),
+        signed(h, b, `/gw/v1/orders/${aOrder.id}`), // another desk's order
+        signed(h, b, '/gw/v1/orders/no-such-ref'),
+        signed(h, b, `/gw/v1/orders/${bOrder.id}`, { nonce: shared }),
+        signed(h, b, `/gw/v1/orders/${bOrder.id}`, { nonce: shared }),
+        signed(h, c, `/gw/v1/orders/${cOrder.id}`),
+      ]);
+      expect(spy.mock.calls.filter(([sql]) => String(sql).includes('jsonb_to_recordset')).length).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(json(answers[0]!).result).toMatchObject({ id: aOrder.id, orderRef: 'together-a', amount: '1500.50' });
+    expect(json(answers[1]!).result.id).toBe(aOrder.id);
+    expect(json(answers[2]!).result).toMatchObject({ id: bOrder.id, amount: '2000.00' });
+    expect(json(answers[3]!).fault).toEqual({ code: 'ORDER_NOT_FOUND', detail: `no order ${aOrder.id}` });
+    expect(code(answers[4]!)).toBe('ORDER_NOT_FOUND');
+    expect(answers.slice(5, 7).map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.slice(5, 7).map(code).filter(Boolean)).toEqual(['REPLAY_DETECTED']);
+    expect(code(answers[7]!)).toBe('AUTH_FAILED');
+  });
+});
+
+describe('signed reads arriving together', () => {
+  it('share one statement for their authentication, each answered as if it had come alone', async () => {
+    const [a, b, c, e, f] = [await knownDesk(), await knownDesk(), await knownDesk(), await knownDesk(), await knownDesk()];
+    await admin(h.app, 'POST', `/desks/${c.id}/secret`); // c's old secret no longer signs
+    await h.ctx.db.query('UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)', [e.id]);
+    await h.ctx.db.query('UPDATE desks SET enabled = false WHERE id = $1', [f.id]); // f's version moved
+    const shared = freshNonce();
+    const spy = vi.spyOn(h.ctx.db, 'query');
+    let answers;
+    try {
+      answers = await Promise.all([
+        ...Array.from({ length: 4 }, () => signed(h, a, '/gw/v1/balance')),
+        signed(h, b, '/gw/v1/rates', { nonce: shared }),
+        signed(h, b, '/gw/v1/rates', { nonce: shared }),
+        signed(h, c, '/gw/v1/balance'),
+        signed(h, e, '/gw/v1/balance'),
+        signed(h, f, '/gw/v1/methods'),
+      ]);
+      expect(spy.mock.calls.filter(([sql]) => String(sql).includes('jsonb_to_recordset')).length).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(answers.slice(0, 4).map((r) => json(r).result)).toEqual(new Array(4).fill({ available: '0.00000000', currency: 'USD' }));
+    expect(answers.slice(4, 6).map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.slice(4, 6).map(code).filter(Boolean)).toEqual(['REPLAY_DETECTED']);
+    expect(code(answers[6]!)).toBe('AUTH_FAILED');
+    expect(json(answers[7]!).result.available).toBe('1.50000000');
+    expect(json(answers[8]!).result).toMatchObject({ available: false, reason: 'shop inactive' });
   });
 });
 
