@@ -75,10 +75,18 @@ export function batcher<I, O>(run: (items: I[]) => Promise<Array<O | Promise<O>>
 }
 
 /**
+ * What a batch is sent again for, one item at a time: a refusal of some item's data (SQLSTATE class
+ * 22 or 23) or a rolled-back transaction (class 40: a deadlock or serialization failure with
+ * another instance's batch). Either way the statement wrote nothing.
+ */
+const RETRIED_ALONE = /^(2[23]|40)/;
+
+/**
  * A statement for one item (`one`) and the same for several in one statement (`many`), as one
  * function per database: items that arrive together go as one statement (`batcher`), an item alone
- * as its own. A batch refused for its data (SQLSTATE class 22 or 23, so nothing of it was written)
- * is sent again one item at a time, so one item's bad value fails only that item.
+ * as its own. A batch that wrote nothing because of one item (`RETRIED_ALONE`) is sent again one
+ * item at a time, so that item fails alone. The batched statements insert their rows in key order,
+ * so two instances' batches that share a key wait for each other rather than deadlock.
  */
 export function batchedPerDatabase<D extends { kind: 'pg' | 'pglite' }, I, O>(
   one: (db: D, item: I) => Promise<O>,
@@ -95,7 +103,7 @@ export function batchedPerDatabase<D extends { kind: 'pg' | 'pglite' }, I, O>(
           try {
             return await many(db, items);
           } catch (err) {
-            if (!/^2[23]/.test(String((err as { code?: unknown }).code))) throw err;
+            if (!RETRIED_ALONE.test(String((err as { code?: unknown }).code))) throw err;
             const each = items.map((x) => one(db, x));
             await Promise.allSettled(each);
             return each;

@@ -223,7 +223,7 @@ async function claimManyWithVersions(db: Db, claims: VersionedClaim[]): Promise<
        SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance
          FROM b JOIN desks d ON d.key = b.key JOIN merchants m ON m.id = d.merchant_id),
      n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT key, nonce, expires_at FROM dm WHERE secret_enc = sealed
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT key, nonce, expires_at FROM dm WHERE secret_enc = sealed ORDER BY key, nonce
        ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
        RETURNING desk_key, nonce)
      SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${CATALOG_VERSIONS_SQL},

@@ -211,6 +211,7 @@ async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Pro
      n AS (
        INSERT INTO nonces (desk_key, nonce, expires_at)
        SELECT b.desk_key, b.nonce, b.nonce_expires_at FROM b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed
+        ORDER BY b.desk_key, b.nonce
        ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
        RETURNING desk_key, nonce),
      bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce)
@@ -460,12 +461,13 @@ export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly P
          JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
          JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
         WHERE b.versions = ${CATALOG_VERSIONS_VALUE}
+        ORDER BY b.desk_key, b.nonce
        ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
        RETURNING desk_key, nonce),
      bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce),
      claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
-       SELECT desk_id, order_ref, id, amount, currency, created_at FROM bn WHERE order_ref IS NOT NULL
+       SELECT desk_id, order_ref, id, amount, currency, created_at FROM bn WHERE order_ref IS NOT NULL ORDER BY desk_id, order_ref
        ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING order_id),
      o AS (
        INSERT INTO orders (${PLACED_ORDER_COLUMNS})

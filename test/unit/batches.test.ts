@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batcher } from '../../src/store/batches.js';
+import { batchedPerDatabase, batcher } from '../../src/store/batches.js';
 
 /** A run that records each batch and holds it until released. */
 function recorder() {
@@ -77,5 +77,50 @@ describe('batcher', () => {
     expect(each.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     // and the batcher goes on after a failure
     expect(await failing(3).catch((e) => e)).toBe(boom);
+  });
+});
+
+describe('batchedPerDatabase', () => {
+  const refused = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
+  function statements(manyFails: Error | null) {
+    const calls: string[] = [];
+    const run = batchedPerDatabase<{ kind: 'pg' | 'pglite' }, number, number>(
+      async (_db, x) => {
+        calls.push(`one ${x}`);
+        if (x === 13) throw refused('22003');
+        return x + 1;
+      },
+      async (_db, xs) => {
+        calls.push(`many ${xs.join(',')}`);
+        if (manyFails) throw manyFails;
+        return xs.map((x) => x + 1);
+      },
+      (x) => String(x),
+    );
+    return { calls, run };
+  }
+
+  it('an item alone goes as its own statement; items together as one; each database apart', async () => {
+    const s = statements(null);
+    const [a, b] = [{ kind: 'pglite' as const }, { kind: 'pg' as const }];
+    expect(await s.run(a, 1)).toBe(2);
+    expect(await Promise.all([s.run(a, 2), s.run(a, 3), s.run(b, 4)])).toEqual([3, 4, 5]);
+    expect(s.calls).toEqual(['one 1', 'many 2,3', 'one 4']);
+  });
+
+  it.each(['23505', '22003', '40P01', '40001'])('a batch refused with %s is sent again item by item, and only the bad item fails', async (code) => {
+    const s = statements(refused(code));
+    const db = { kind: 'pglite' as const };
+    const results = await Promise.allSettled([s.run(db, 1), s.run(db, 13), s.run(db, 3)]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code: string }).code))).toEqual([2, '22003', 4]);
+    expect(s.calls).toEqual(['many 1,13,3', 'one 1', 'one 13', 'one 3']);
+  });
+
+  it('any other failure (the connection, say) fails the whole batch and is not retried', async () => {
+    const s = statements(refused('08006'));
+    const db = { kind: 'pg' as const };
+    const results = await Promise.allSettled([s.run(db, 1), s.run(db, 2)]);
+    expect(results.map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['08006', '08006']);
+    expect(s.calls).toEqual(['many 1,2']);
   });
 });
