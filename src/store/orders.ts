@@ -83,7 +83,7 @@ const PENDING_ORDER_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created'
 const pendingOrderParams = (o: NewOrder) => [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox,
   o.notifyUrl, o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt];
 
-/** An order inserted already placed (P80): the pending columns, placed, with $20 the payment and $21 the provider. */
+/** An order inserted already placed (P175): the pending columns, placed, with $20 the payment and $21 the provider. */
 const PLACED_ORDER_COLUMNS = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
 const PLACED_ORDER_VALUES = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
 
