@@ -156,10 +156,7 @@ export interface AuthToSettle {
  */
 async function insertOnePlacedOrderAuthenticating(
   db: Db,
-  o: NewOrder,
-  payment: Record<string, string | null>,
-  providerId: string,
-  a: AuthToSettle,
+  { order: o, payment, providerId, auth: a }: PlacedOrderToInsert,
 ): Promise<{ claimed: boolean; placed: boolean }> {
   const current = `desks d JOIN merchants m ON m.id = d.merchant_id
         WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb`;
@@ -487,11 +484,7 @@ export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly P
  * `insertOnePlacedOrderAuthenticating` as the caller sees it: orders that arrive together on one
  * database are sent as one statement (`batchedPerDatabase`), an order alone as its own.
  */
-const placeOrder = batchedPerDatabase<Db, PlacedOrderToInsert, { claimed: boolean; placed: boolean }>(
-  (db, x) => insertOnePlacedOrderAuthenticating(db, x.order, x.payment, x.providerId, x.auth),
-  insertPlacedOrdersAuthenticating,
-  (x) => `${x.auth.deskKey} ${x.auth.nonce}`,
-);
+const placeOrder = batchedPerDatabase(insertOnePlacedOrderAuthenticating, insertPlacedOrdersAuthenticating, (x) => `${x.auth.deskKey} ${x.auth.nonce}`);
 
 export function insertPlacedOrderAuthenticating(
   db: Db,
