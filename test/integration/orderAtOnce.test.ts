@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { admin, createHarness, freshNonce, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { serverUrl } from '../helpers/db.js';
+import { openPg } from '../../src/store/db.js';
+import { insertPlacedOrderAuthenticating, insertPlacedOrdersAuthenticating } from '../../src/store/orders.js';
+import { readCatalogVersions } from '../../src/store/catalogVersions.js';
 
 // Once an instance has read a desk, an order for it is created in one statement with
 // authentication's last check: the nonce is claimed only while the desk, its merchant and the
@@ -189,8 +194,6 @@ describe('orders arriving together', () => {
 
   it('one order the database refuses fails alone; the others are placed', async () => {
     const d = await knownDesk();
-    const { insertPlacedOrderAuthenticating } = await import('../../src/store/orders.js');
-    const { readCatalogVersions } = await import('../../src/store/catalogVersions.js');
     const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
       'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
       [d.id],
@@ -250,6 +253,43 @@ describe('an order read in one statement with authentication', () => {
     const nonce = freshNonce();
     expect(code(await signed(h, d, `/gw/v1/orders/${order.id}`, { nonce }))).toBe('AUTH_FAILED');
     expect(await nonceTaken(d, nonce)).toBe(false);
+  });
+});
+
+describe('batches of two instances', () => {
+  it.runIf(serverUrl)('sharing nonces and references in opposite orders wait for each other: no deadlock, each nonce claimed once', async () => {
+    const d = await knownDesk();
+    const other = openPg(h.testDb.url!, { max: 2 }); // another instance's pool
+    try {
+      const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
+        'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
+        [d.id],
+      )).rows[0]!;
+      const versions = await readCatalogVersions(h.ctx.db);
+      const now = new Date(h.clock.now());
+      const item = (nonce: string, ref: string) => ({
+        order: { id: `ord_${randomBytes(12).toString('hex')}`, deskId: d.id, merchantId: row.merchant_id, orderRef: ref, amount: '10.00', currency: 'RUB', rate: '91.80000000',
+          settledAmount: '0.10893246', method: 'Classic', rail: 'Sbp', sandbox: true, notifyUrl: null, successUrl: null, failUrl: null, backUrl: null, operator: null,
+          lifetimeMinutes: 30, createdAt: now, expiresAt: new Date(now.getTime() + 1_800_000) },
+        payment: { phone: '+70000000000' },
+        providerId: 'sandbox',
+        auth: { deskKey: d.key, nonce, sealedSecret: row.secret_enc, deskVersion: row.row_version, merchantVersion: row.m_version, versions, now,
+          nonceExpiresAt: new Date(now.getTime() + 600_000) },
+      });
+      for (let round = 0; round < 40; round++) {
+        const nonces = Array.from({ length: 8 }, () => freshNonce());
+        const mine = nonces.map((n, i) => item(n, `both-${round}-${i}`));
+        const theirs = nonces.map((n, i) => item(n, `both-${round}-${i}`)).reverse();
+        const [a, b] = await Promise.all([insertPlacedOrdersAuthenticating(h.ctx.db, mine), insertPlacedOrdersAuthenticating(other, theirs)]);
+        // every nonce went to exactly one of the two, and its order with it
+        const claimedBy = nonces.map((_, i) => Number(a[i]!.claimed) + Number(b[7 - i]!.claimed));
+        expect(claimedBy).toEqual(new Array(8).fill(1));
+        expect([...a, ...b].filter((x) => x.placed).length).toBe(8);
+      }
+      expect(await ordersOf(d)).toBe(320);
+    } finally {
+      await other.close();
+    }
   });
 });
 
