@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { admin, createHarness, freshNonce, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { serverUrl } from '../helpers/db.js';
 import { openPg } from '../../src/store/db.js';
-import { insertPlacedOrderAuthenticating, insertPlacedOrdersAuthenticating } from '../../src/store/orders.js';
+import { insertPlacedOrderAuthenticating, insertPlacedOrdersAuthenticating, type PlacedOrderToInsert } from '../../src/store/orders.js';
 import { readCatalogVersions } from '../../src/store/catalogVersions.js';
 
 // Once an instance has read a desk, an order for it is created in one statement with
@@ -42,6 +42,25 @@ async function knownDesk(): Promise<DeskCreds> {
   const d = await provisionDesk(h.app);
   expect((await signed(h, d, '/gw/v1/balance')).statusCode).toBe(200);
   return d;
+}
+
+/** A builder of orders to place straight through the store, checked against the desk as it is now. */
+async function placeableFor(d: DeskCreds) {
+  const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
+    'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
+    [d.id],
+  )).rows[0]!;
+  const versions = await readCatalogVersions(h.ctx.db);
+  const now = new Date(h.clock.now());
+  return (o: { id?: string; nonce?: string; ref?: string | null; amount?: string } = {}): PlacedOrderToInsert => ({
+    order: { id: o.id ?? `ord_${randomBytes(12).toString('hex')}`, deskId: d.id, merchantId: row.merchant_id, orderRef: o.ref ?? null, amount: o.amount ?? '10.00',
+      currency: 'RUB', rate: '91.80000000', settledAmount: '0.10893246', method: 'Classic', rail: 'Sbp', sandbox: true, notifyUrl: null, successUrl: null,
+      failUrl: null, backUrl: null, operator: null, lifetimeMinutes: 30, createdAt: now, expiresAt: new Date(now.getTime() + 1_800_000) },
+    payment: { phone: '+70000000000' },
+    providerId: 'sandbox',
+    auth: { deskKey: d.key, nonce: o.nonce ?? freshNonce(), sealedSecret: row.secret_enc, deskVersion: row.row_version, merchantVersion: row.m_version, versions,
+      now, nonceExpiresAt: new Date(now.getTime() + 600_000) },
+  });
 }
 
 describe('an order created in one statement with authentication', () => {
@@ -194,23 +213,11 @@ describe('orders arriving together', () => {
 
   it('one order the database refuses fails alone; the others are placed', async () => {
     const d = await knownDesk();
-    const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
-      'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
-      [d.id],
-    )).rows[0]!;
-    const versions = await readCatalogVersions(h.ctx.db);
-    const now = new Date(h.clock.now());
-    const place = (id: string, amount: string) =>
-      insertPlacedOrderAuthenticating(
-        h.ctx.db,
-        { id, deskId: d.id, merchantId: row.merchant_id, orderRef: null, amount, currency: 'RUB', rate: '91.80000000', settledAmount: '1.00000000', method: 'Classic',
-          rail: 'Sbp', sandbox: true, notifyUrl: null, successUrl: null, failUrl: null, backUrl: null, operator: null, lifetimeMinutes: 30, createdAt: now,
-          expiresAt: new Date(now.getTime() + 1_800_000) },
-        { phone: '+70000000000' },
-        'sandbox',
-        { deskKey: d.key, nonce: freshNonce(), sealedSecret: row.secret_enc, deskVersion: row.row_version, merchantVersion: row.m_version, versions, now,
-          nonceExpiresAt: new Date(now.getTime() + 600_000) },
-      );
+    const placeable = await placeableFor(d);
+    const place = (id: string, amount: string) => {
+      const x = placeable({ id, amount });
+      return insertPlacedOrderAuthenticating(h.ctx.db, x.order, x.payment, x.providerId, x.auth);
+    };
     const batches = batchStatements();
     let results;
     try {
@@ -261,21 +268,8 @@ describe('batches of two instances', () => {
     const d = await knownDesk();
     const other = openPg(h.testDb.url!, { max: 2 }); // another instance's pool
     try {
-      const row = (await h.ctx.db.query<{ merchant_id: string; secret_enc: string; row_version: number; m_version: number }>(
-        'SELECT d.merchant_id, d.secret_enc, d.row_version, m.row_version AS m_version FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1',
-        [d.id],
-      )).rows[0]!;
-      const versions = await readCatalogVersions(h.ctx.db);
-      const now = new Date(h.clock.now());
-      const item = (nonce: string, ref: string) => ({
-        order: { id: `ord_${randomBytes(12).toString('hex')}`, deskId: d.id, merchantId: row.merchant_id, orderRef: ref, amount: '10.00', currency: 'RUB', rate: '91.80000000',
-          settledAmount: '0.10893246', method: 'Classic', rail: 'Sbp', sandbox: true, notifyUrl: null, successUrl: null, failUrl: null, backUrl: null, operator: null,
-          lifetimeMinutes: 30, createdAt: now, expiresAt: new Date(now.getTime() + 1_800_000) },
-        payment: { phone: '+70000000000' },
-        providerId: 'sandbox',
-        auth: { deskKey: d.key, nonce, sealedSecret: row.secret_enc, deskVersion: row.row_version, merchantVersion: row.m_version, versions, now,
-          nonceExpiresAt: new Date(now.getTime() + 600_000) },
-      });
+      const placeable = await placeableFor(d);
+      const item = (nonce: string, ref: string) => placeable({ nonce, ref });
       for (let round = 0; round < 40; round++) {
         const nonces = Array.from({ length: 8 }, () => freshNonce());
         const mine = nonces.map((n, i) => item(n, `both-${round}-${i}`));
