@@ -85,8 +85,7 @@ const RETRIED_ALONE = /^(2[23]|40)/;
  * A statement for one item (`one`) and the same for several in one statement (`many`), as one
  * function per database: items that arrive together go as one statement (`batcher`), an item alone
  * as its own. A batch that wrote nothing because of one item (`RETRIED_ALONE`) is sent again one
- * item at a time, so that item fails alone. The batched statements insert their rows in key order,
- * so two instances' batches that share a key wait for each other rather than deadlock.
+ * item at a time, so that item fails alone.
  */
 export function batchedPerDatabase<D extends { kind: 'pg' | 'pglite' }, I, O>(
   one: (db: D, item: I) => Promise<O>,

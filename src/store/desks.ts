@@ -1,5 +1,5 @@
 import type { Db, Queryable } from './db.js';
-import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
+import { batchNow, nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import type { MerchantRow } from './merchants.js';
 import { batchedPerDatabase } from './batches.js';
@@ -210,26 +210,19 @@ async function claimOneWithVersions(db: Db, c: VersionedClaim): Promise<ClaimVer
   return rows[0] ?? null;
 }
 
-/**
- * `claimOneWithVersions` for several claims in one statement. Their nonces must differ per desk
- * key; an expired nonce row is taken over only when it had expired by the earliest `now`.
- */
+/** `claimOneWithVersions` for several claims in one statement (`batchNow`); their nonces must differ per desk key. */
 async function claimManyWithVersions(db: Db, claims: VersionedClaim[]): Promise<(ClaimVersions | null)[]> {
   const batch = claims.map((c, i) => ({ i, key: c.key, nonce: c.nonce, sealed: c.sealed, expires_at: c.expiresAt }));
-  const earliest = new Date(Math.min(...claims.map((c) => c.now.getTime())));
   const { rows } = await db.query<ClaimVersions & { i: number; relaxed: string }>(
     `WITH b AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, key text, nonce text, sealed text, expires_at timestamptz)),
      dm AS (
        SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance
          FROM b JOIN desks d ON d.key = b.key JOIN merchants m ON m.id = d.merchant_id),
-     n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT key, nonce, expires_at FROM dm WHERE secret_enc = sealed ORDER BY key, nonce
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
-       RETURNING desk_key, nonce)
+     ${nonceClaimCte('dm WHERE secret_enc = sealed', 'key', 'nonce', '$2', 'expires_at')}
      SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${CATALOG_VERSIONS_SQL},
             EXISTS (SELECT 1 FROM n WHERE n.desk_key = dm.key AND n.nonce = dm.nonce) AS claimed, ${RELAXED_COMMIT} AS relaxed
        FROM dm`,
-    [JSON.stringify(batch), earliest],
+    [JSON.stringify(batch), batchNow(claims.map((c) => c.now))],
   );
   const out: (ClaimVersions | null)[] = claims.map(() => null);
   for (const { i, relaxed: _relaxed, ...r } of rows) out[i] = r;

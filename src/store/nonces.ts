@@ -11,14 +11,23 @@ import type { Db, Queryable } from './db.js';
 export const RELAXED_COMMIT = `set_config('synchronous_commit', 'off', true)`;
 
 /**
- * The nonce claim as a statement's CTE named `n`, which has a row when the nonce was claimed: one
- * claim per row of `source` (so none when `source` is empty). Arguments are SQL expressions,
- * parameters usually. An expired row that was not pruned yet is taken over.
+ * The nonce claim as a statement's CTE named `n`, which has a row `(desk_key, nonce)` for each nonce
+ * claimed: one claim per row of `source` (so none when `source` is empty). Arguments are SQL
+ * expressions, parameters or columns of `source`. An expired row that was not pruned yet is taken
+ * over. Rows are inserted in key order, so two statements that claim several of the same nonces
+ * (batches of two instances) wait for each other rather than deadlock.
  */
 export const nonceClaimCte = (source: string, key: string, nonce: string, now: string, expiresAt: string) => `n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT ${key}, ${nonce}, ${expiresAt} FROM ${source}
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT ${key}, ${nonce}, ${expiresAt} FROM ${source} ORDER BY 1, 2
        ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ${now}
-       RETURNING 1)`;
+       RETURNING desk_key, nonce)`;
+
+/**
+ * The `now` of a statement that claims the nonces of several requests: the earliest of theirs, so
+ * an expired row is taken over only if it had expired for every one of them (a request whose row
+ * had not, by that time, is refused as a replay and goes the usual way).
+ */
+export const batchNow = (times: readonly Date[]): Date => new Date(Math.min(...times.map((t) => t.getTime())));
 
 /**
  * Records the nonce for the desk key unless it was seen and has not yet expired.

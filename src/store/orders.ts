@@ -1,6 +1,6 @@
 import type { Db, Queryable } from './db.js';
 import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
-import { nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
+import { batchNow, nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
 import { batchedPerDatabase } from './batches.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
@@ -177,12 +177,7 @@ async function insertOnePlacedOrderAuthenticating(
   return { claimed: r.claimed === 1, placed: r.placed === 1 };
 }
 
-/**
- * An order of a desk (by `ord_` id, else the newest by orderRef, as `findDeskOrder`) read in one
- * statement with authentication's last check: the nonce is claimed (committing as any claim does,
- * see RELAXED_COMMIT) only while the desk still has the sealed secret the request was checked
- * against and the nonce is fresh (`claimed`), and the order is read only when it was.
- */
+/** The statement of `readDeskOrderAuthenticating` for one read. */
 async function readOneDeskOrderAuthenticating(db: Db, r: DeskOrderRead): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
   const { deskId, idOrRef, auth: a } = r;
   // One index lookup: by id for an `ord_` id, by reference otherwise.
@@ -201,16 +196,10 @@ async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Pro
   const batch = reads.map(({ deskId, idOrRef, auth: a }, i) => ({
     i, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret, nonce_expires_at: a.nonceExpiresAt, desk_id: deskId, v: idOrRef, by_id: byId(idOrRef),
   }));
-  const earliest = new Date(Math.min(...reads.map((x) => x.auth.now.getTime())));
   const { rows } = await db.query<OrderViewRow & { i: number; auth_claimed: boolean; auth_relaxed: string }>(
     `WITH b AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, desk_key text, nonce text, sealed text, nonce_expires_at timestamptz, desk_id text, v text, by_id boolean)),
-     n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at)
-       SELECT b.desk_key, b.nonce, b.nonce_expires_at FROM b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed
-        ORDER BY b.desk_key, b.nonce
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
-       RETURNING desk_key, nonce),
+     ${nonceClaimCte('b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed', 'b.desk_key', 'b.nonce', '$2', 'b.nonce_expires_at')},
      bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce)
      SELECT b.i, b.i IN (SELECT i FROM bn) AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
        FROM b LEFT JOIN LATERAL (
@@ -218,7 +207,7 @@ async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Pro
          UNION ALL
          (SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE NOT b.by_id AND desk_id = b.desk_id AND order_ref = b.v AND placement = 'placed' ORDER BY seq DESC LIMIT 1)
        ) o ON b.i IN (SELECT i FROM bn)`,
-    [JSON.stringify(batch), earliest],
+    [JSON.stringify(batch), batchNow(reads.map((x) => x.auth.now))],
   );
   const out = reads.map(() => ({ claimed: false, order: null as OrderViewRow | null }));
   for (const { i, auth_claimed, auth_relaxed: _relaxed, ...found } of rows) out[i] = { claimed: auth_claimed, order: found.id ? found : null };
@@ -433,8 +422,8 @@ export interface PlacedOrderToInsert {
  * `insertPlacedOrderAuthenticating` for several orders in one statement (one commit), each as on
  * its own: its nonce claimed only while its desk, merchant and the catalogues are at its versions,
  * its reference claimed (for this very order) only when its nonce was, and the order inserted only
- * when both hold. The items must not share a nonce of one desk key. An expired nonce row is taken
- * over only when it had expired by the earliest `now` of the items.
+ * when both hold. The items must not share a nonce of one desk key; `batchNow` is their time.
+ * References are inserted in key order, as nonces are (`nonceClaimCte`).
  */
 export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly PlacedOrderToInsert[]): Promise<{ claimed: boolean; placed: boolean }[]> {
   const batch = items.map(({ order: o, payment, providerId, auth: a }, i) => ({
@@ -444,7 +433,10 @@ export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly P
     expires_at: o.expiresAt, payment, provider_id: providerId, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret,
     desk_version: a.deskVersion, merchant_version: a.merchantVersion, versions: a.versions, nonce_expires_at: a.nonceExpiresAt,
   }));
-  const earliest = new Date(Math.min(...items.map((x) => x.auth.now.getTime())));
+  // Each order's nonce only while its desk, secret, merchant and the catalogues are at its versions.
+  const current = `b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
+         JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
+        WHERE b.versions = ${CATALOG_VERSIONS_VALUE}`;
   const { rows } = await db.query<{ i: number; claimed: boolean; placed: boolean }>(
     `WITH b AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, id text, desk_id text, merchant_id text, order_ref text, amount numeric,
@@ -452,15 +444,7 @@ export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly P
          fail_url text, back_url text, operator text, lifetime_minutes int, created_at timestamptz, expires_at timestamptz, payment jsonb,
          provider_id text, desk_key text, nonce text, sealed text, desk_version bigint, merchant_version bigint, versions jsonb,
          nonce_expires_at timestamptz)),
-     n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at)
-       SELECT b.desk_key, b.nonce, b.nonce_expires_at FROM b
-         JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
-         JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
-        WHERE b.versions = ${CATALOG_VERSIONS_VALUE}
-        ORDER BY b.desk_key, b.nonce
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= $2
-       RETURNING desk_key, nonce),
+     ${nonceClaimCte(current, 'b.desk_key', 'b.nonce', '$2', 'b.nonce_expires_at')},
      bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce),
      claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
@@ -473,7 +457,7 @@ export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly P
          FROM bn WHERE order_ref IS NULL OR id IN (SELECT order_id FROM claim)
        RETURNING id)
      SELECT b.i, b.id IN (SELECT id FROM bn) AS claimed, b.id IN (SELECT id FROM o) AS placed FROM b`,
-    [JSON.stringify(batch), earliest],
+    [JSON.stringify(batch), batchNow(items.map((x) => x.auth.now))],
   );
   const out = items.map(() => ({ claimed: false, placed: false }));
   for (const r of rows) out[r.i] = { claimed: r.claimed, placed: r.placed };
