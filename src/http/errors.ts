@@ -9,7 +9,7 @@ export function errorEnvelope(req: FastifyRequest, code: ErrorCode, detail: stri
 /** The error envelope, with its status from the one code table. */
 export function sendError(req: FastifyRequest, reply: FastifyReply, code: ErrorCode, detail: string | null = null): FastifyReply {
   // Also set here: errors raised by the router never pass the onRequest hook that sets it.
-  return reply.code(ERROR_STATUS[code]).header('X-Trace-Id', req.id).send(errorEnvelope(req, code, detail));
+  return reply.code(ERROR_STATUS[code]).header('X-Trace-Id', req.id).header('X-Content-Type-Options', 'nosniff').send(errorEnvelope(req, code, detail));
 }
 
 export function sendRefusal(req: FastifyRequest, reply: FastifyReply, r: Refusal): FastifyReply {

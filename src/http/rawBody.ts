@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
+import { parseStrictJson } from '../json.js';
 import type { FastifyInstance } from 'fastify';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -65,17 +66,32 @@ export function rawBodyOf(body: unknown): RawBody {
   return { bytes: Buffer.alloc(0), sha256: EMPTY_SHA256, tooLarge: false };
 }
 
+/**
+ * A JSON endpoint takes `application/json` (any `charset` parameter) and nothing else. A request
+ * without a body may leave the type out; one with a body, or naming another type, is refused.
+ */
+export function isJsonRequest(contentType: string | undefined, raw: RawBody): boolean {
+  if (contentType === undefined) return raw.bytes.length === 0;
+  const semi = contentType.indexOf(';');
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 export type JsonBody = { ok: true; value: Record<string, unknown> } | { ok: false; detail: string };
 
 /** D3: the body must be a JSON object; an empty body reads as an empty object. */
 export function parseJsonObject(raw: RawBody): JsonBody {
   if (raw.bytes.length === 0) return { ok: true, value: {} };
-  let v: unknown;
+  let text: string;
   try {
-    v = JSON.parse(raw.bytes.toString('utf8'));
+    text = UTF8.decode(raw.bytes);
   } catch {
-    return { ok: false, detail: 'body is not valid JSON' };
+    return { ok: false, detail: 'body is not valid UTF-8' };
   }
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, detail: 'body must be a JSON object' };
   // PostgreSQL text cannot hold NUL; refuse it here with a clear message rather than deep in a statement.
   if (raw.bytes.includes(0) || /\\u0000/i.test(raw.bytes.toString('utf8'))) return { ok: false, detail: 'strings must not contain NUL (\\u0000)' };
@@ -93,6 +109,9 @@ export function parseJsonBodyHook() {
     const raw = rawBodyOf(req.body);
     if (raw.tooLarge) return done(new AppError('PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB'));
     if (req.method === 'GET' || req.method === 'HEAD') return done();
+    if (!isJsonRequest(req.headers['content-type'], raw)) {
+      return done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json'));
+    }
     const parsed = parseJsonObject(raw);
     if (!parsed.ok) return done(new AppError('VALIDATION_ERROR', parsed.detail));
     req.rawBody = raw;

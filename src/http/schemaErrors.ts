@@ -86,8 +86,25 @@ export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Er
   if (e.keyword === 'not' && typeof s['x-code'] === 'string') {
     return new AppError(s['x-code'] as ErrorCode, (s['x-code-detail'] as string | undefined) ?? null);
   }
+  if (e.keyword === 'additionalProperties') return new AppError('VALIDATION_ERROR', unknownProperties(e));
   const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
   const field = fieldName(e.instancePath, missing);
   if (field === '') return new AppError('VALIDATION_ERROR', dataVar === 'body' ? 'body must be a JSON object' : `${dataVar}: ${describe(e)}`);
   return new AppError('VALIDATION_ERROR', `${field}: ${describe(e)}`);
+}
+
+/**
+ * Names every property of the refused object that its schema does not know (Ajv stops at the
+ * first), e.g. `unknown properties: secretEnc, constructor` or `bands[0]: unknown property: x`.
+ */
+function unknownProperties(e: ErrorObject): string {
+  const s = (e.parentSchema ?? {}) as { properties?: Record<string, unknown> };
+  const known = new Set(Object.keys(s.properties ?? {}));
+  const data = e.data && typeof e.data === 'object' ? (e.data as Record<string, unknown>) : {};
+  const first = (e.params as { additionalProperty: string }).additionalProperty;
+  const names = Object.keys(data).filter((k) => !known.has(k));
+  const shown = (names.length ? names : [first]).slice(0, 10).map((n) => JSON.stringify(n).slice(1, -1).slice(0, 64));
+  const more = names.length > 10 ? `, and ${names.length - 10} more` : '';
+  const where = fieldName(e.instancePath);
+  return `${where ? `${where}: ` : ''}unknown ${shown.length > 1 ? 'properties' : 'property'}: ${shown.join(', ')}${more}`;
 }

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { signatureMatches, signMessage } from '../signing.js';
+import { parseStrictJson } from '../json.js';
 
 /**
  * Messages between the gateway and an external (`http` kind) provider, in both directions,
@@ -122,17 +123,25 @@ export function verifyProviderMessage(input: {
   return { ok: true, eventId: auth.eventId, event: parsed.event };
 }
 
+/** The fields a provider event may carry; any other is refused, never ignored. */
+const EVENT_FIELDS = new Set(['orderId', 'type', 'payerReference']);
+
 function parseProviderEvent(rawBody: Buffer): { ok: true; event: ProviderEvent } | { ok: false; reason: string } {
-  let body: unknown;
+  let text: string;
   try {
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(rawBody));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(rawBody);
   } catch {
     return { ok: false, reason: 'body is not valid UTF-8 JSON' };
   }
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) return { ok: false, reason: parsed.detail };
+  const body = parsed.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, reason: 'body is not a JSON object' };
   }
   const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((k) => !EVENT_FIELDS.has(k));
+  if (unknown.length > 0) return { ok: false, reason: `unknown ${unknown.length > 1 ? 'properties' : 'property'}: ${unknown.slice(0, 10).join(', ')}` };
   const { orderId, type, payerReference } = fields;
   if (typeof orderId !== 'string' || orderId.length === 0 || orderId.length > MAX_ORDER_ID_LENGTH) {
     return { ok: false, reason: 'orderId must be a non-empty string' };

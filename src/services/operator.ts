@@ -212,7 +212,9 @@ export async function patchDesk(ctx: Ctx, id: string, patch: DeskInput) {
   const d = await mustDesk(ctx, id);
   // The patch carries absent fields as undefined; a limit not patched is checked at its stored value.
   await validateDeskFields(ctx, d.method, { ...patch, minUsd: patch.minUsd ?? d.min_usd, maxUsd: patch.maxUsd ?? d.max_usd });
-  return deskView((await desks.updateDesk(ctx.db, id, patch))!);
+  // Only the fields a desk's owner may change are passed on, whatever else the caller's object holds.
+  const { enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId } = patch;
+  return deskView((await desks.updateDesk(ctx.db, id, { enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId }))!);
 }
 
 export async function stopDesk(ctx: Ctx, id: string, reason: string) {

@@ -85,7 +85,10 @@ const COLUMNS: Record<keyof DeskPatch, string> = {
 export async function updateDesk(q: Queryable, id: string, patch: DeskPatch): Promise<DeskRow | null> {
   const sets: string[] = [];
   const params: unknown[] = [id];
-  for (const [k, v] of Object.entries(patch) as [keyof DeskPatch, unknown][]) {
+  // Column names come from our own table, never from the patch's keys: a key we do not know
+  // (`constructor`, `__proto__`, a column that is not patchable) is simply not read.
+  for (const k of Object.keys(COLUMNS) as (keyof DeskPatch)[]) {
+    const v = Object.hasOwn(patch, k) ? patch[k] : undefined;
     if (v === undefined) continue;
     params.push(Array.isArray(v) ? JSON.stringify(v) : v);
     sets.push(`${COLUMNS[k]} = $${params.length}`);

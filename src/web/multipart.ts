@@ -185,7 +185,7 @@ export interface UploadBody {
   tooLarge: boolean;
 }
 
-function isUploadBody(v: unknown): v is UploadBody {
+export function isUploadBody(v: unknown): v is UploadBody {
   return typeof v === 'object' && v !== null && (v as { upload?: unknown }).upload === true;
 }
 

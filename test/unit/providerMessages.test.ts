@@ -208,13 +208,29 @@ describe('verifyProviderMessage', () => {
     }
   });
 
-  it('accepts an explicit null payerReference and ignores unknown fields', () => {
-    const body = '{"orderId":"ord_abc","type":"confirmed","payerReference":null,"note":"later field"}';
+  it('accepts an explicit null payerReference', () => {
+    const body = '{"orderId":"ord_abc","type":"confirmed","payerReference":null}';
     expect(verify(signed(body), body)).toEqual({
       ok: true,
       eventId: EVENT_ID,
       event: { orderId: 'ord_abc', type: 'confirmed', payerReference: null },
     });
+  });
+
+  it('refuses unknown fields, naming them, instead of ignoring them', () => {
+    for (const extra of ['"note":"later field"', '"constructor":1', '"__proto__":{"type":"revoked"}']) {
+      const body = `{"orderId":"ord_abc","type":"confirmed",${extra}}`;
+      const r = verify(signed(body), body);
+      expect(r.ok, extra).toBe(false);
+      expect(JSON.stringify(r), extra).toContain(extra.split(':')[0]!.replace(/"/g, ''));
+    }
+  });
+
+  it('refuses a key given twice: a signed body means one thing', () => {
+    const body = '{"orderId":"ord_abc","type":"paid","type":"revoked"}';
+    const r = verify(signed(body), body);
+    expect(r).toMatchObject({ ok: false, status: 400 });
+    expect(JSON.stringify(r)).toContain('type: the property is given more than once');
   });
 });
 

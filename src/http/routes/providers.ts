@@ -5,7 +5,7 @@ import { receiveProviderEvent } from '../../services/providerEvents.js';
 import { sendError, sendOk } from '../errors.js';
 import { PROVIDER_SECURITY } from '../openapi.js';
 import { routeSchema } from '../schemas/common.js';
-import { rawBodyOf } from '../rawBody.js';
+import { isJsonRequest, rawBodyOf } from '../rawBody.js';
 
 export const ProviderEventBody = Type.Object({
   orderId: Type.String({ description: 'the `ord_` id the provider was asked with' }),
@@ -36,7 +36,7 @@ export function providerRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
               result: Type.Object({ eventId: Type.String(), duplicate: Type.Boolean(), orderStatus: Type.Optional(Type.String()) }),
               description: 'applied now or before',
             },
-            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETED', 'NOTHING_TO_REVERSE', 'INVALID_TRANSITION', 'PAYLOAD_TOO_LARGE'],
+            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETED', 'NOTHING_TO_REVERSE', 'INVALID_TRANSITION', 'PAYLOAD_TOO_LARGE'],
           }),
           // Documented, not validated here: the body is checked after the signature, by the service.
           'x-request-body': ProviderEventBody,
@@ -44,6 +44,7 @@ export function providerRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       },
       async (req, reply) => {
         const raw = rawBodyOf(req.body);
+        if (!isJsonRequest(req.headers['content-type'], raw)) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
         // The signature covers the raw bytes, and only the first 64 KiB are kept: a larger body cannot be checked.
         if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'body is larger than 64 KiB');
         const r = await receiveProviderEvent(ctx, req.params.providerId, req.headers, raw.bytes);

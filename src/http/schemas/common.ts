@@ -37,6 +37,32 @@ export const ErrorEnvelope = Type.Object({
   traceId: TraceId,
 });
 
+/**
+ * A request body schema with every object in it closed: a property the schema does not name is
+ * refused (`400 VALIDATION_ERROR` naming it) before any code reads the body, so no key a client
+ * invents can reach a statement or an object spread. An object that says otherwise
+ * (`additionalProperties` given) keeps its own rule.
+ */
+export function closedBody<T extends TSchema>(schema: T): T {
+  return close(schema) as T;
+}
+
+function close(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(close);
+  if (node === null || typeof node !== 'object') return node;
+  const src = node as Record<string | symbol, unknown>;
+  const out: Record<string | symbol, unknown> = { ...src };
+  for (const key of ['items', 'not', 'anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+    if (key in src) out[key] = close(src[key]);
+  }
+  const isObject = src.type === 'object' || (Array.isArray(src.type) && src.type.includes('object'));
+  if (src.properties && typeof src.properties === 'object') {
+    out.properties = Object.fromEntries(Object.entries(src.properties as Record<string, unknown>).map(([k, v]) => [k, close(v)]));
+  }
+  if (isObject && !('additionalProperties' in src) && !('patternProperties' in src)) out.additionalProperties = false;
+  return out;
+}
+
 export interface RouteDoc {
   summary: string;
   description?: string;
@@ -81,7 +107,7 @@ export function routeSchema<D extends RouteDoc>(doc: D): RouteSchemaOf<D> {
     tags: doc.tags,
     operationId: doc.operationId,
     ...(doc.security ? { security: doc.security } : {}),
-    ...(doc.body ? { body: doc.body } : {}),
+    ...(doc.body ? { body: closedBody(doc.body) } : {}),
     ...(doc.querystring ? { querystring: doc.querystring } : {}),
     ...(doc.params ? { params: doc.params } : {}),
     response,
