@@ -21,8 +21,29 @@ export function parseStrictJson(text: string): StrictJson {
   }
   // A scalar or a flat value cannot repeat a key or nest.
   if (value === null || typeof value !== 'object') return { ok: true, value };
+  // The depth is measured on the text first, in one loop: the visitor below recurses once per
+  // level, and 20,000 levels (40 KB of brackets) would overflow the stack into a 500. The text, not
+  // the parsed value: a key given twice may hide a deep first value that JSON.parse dropped.
+  if (deeperThan(text, MAX_JSON_DEPTH)) return { ok: false, detail: `body is nested more than ${MAX_JSON_DEPTH} levels deep` };
   const problem = keyProblem(text);
   return problem ? { ok: false, detail: problem } : { ok: true, value };
+}
+
+/** Whether objects and arrays nest more than `max` levels (`{}` is one) in a text JSON.parse accepted. */
+function deeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 function keyProblem(text: string): string | null {
