@@ -64,18 +64,46 @@ async function serve(config: Config, role: Role): Promise<void> {
   ready = true;
   log.info({ role, port: config.port, host: config.host, metricsPort: config.metricsPort, db: ctx.db.kind, redis: !!runtime.redis }, 'paygate ready');
 
+  let endDrain: (() => void) | null = null;
   const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      // Ctrl-C again: a person at a terminal, with no balancer to drain from, wants out now. A
+      // repeated SIGTERM does not cut the drain short: supervisors may deliver it twice (systemd
+      // signals every process of the unit, and `npm start` forwards its own copy to the server).
+      if (signal === 'SIGINT' && endDrain) {
+        log.info({ signal }, 'second SIGINT; ending the drain now');
+        endDrain();
+      }
+      return;
+    }
     shuttingDown = true;
+    // A worker-only process gets no merchant traffic (its listener serves health checks), so it has nothing to drain.
+    const drainMs = role === 'worker' ? 0 : config.shutdownDrainMs;
+    log.info({ signal, drainMs, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // The drain: /readyz answers 503 from now on, so balancers take this instance out of rotation,
+    // while the listener keeps accepting and serving what is still sent here meanwhile. Closing it
+    // at once would reset the connections still waiting in the accept queue. Every answer from now
+    // on closes its connection (app.ts), so keep-alive clients reconnect, through the balancer,
+    // elsewhere, and none is left on a connection this process closes under it.
+    if (drainMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      endDrain = null;
+    }
     const deadline = Date.now() + config.shutdownGraceMs;
-    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     const overdue = setTimeout(() => {
       log.error({ graceMs: config.shutdownGraceMs }, 'grace period over; exiting with work unfinished');
       process.exit(1);
     }, config.shutdownGraceMs);
     overdue.unref();
     try {
-      // /readyz answers 503 from now on; the listener stops accepting and in-flight requests finish.
+      // The listener stops accepting, idle keep-alive connections are closed, requests in flight finish.
+      log.info('closing the listener');
       await Promise.all([app.close(), metricsApp?.close()]);
       // Sends still in flight near the deadline are recorded as interrupted and resent elsewhere.
       await Promise.all(loops.map((l) => l.stop(Math.max(0, deadline - Date.now() - 1_000))));
@@ -99,7 +127,7 @@ Commands:
   help, --help, -h                print this help
 
 Configuration comes from environment variables; see README.md (PORT, HOST, DATA_DIR,
-DATABASE_URL, REDIS_URL, ADMIN_TOKEN, MASTER_KEY, METRICS_PORT, SHUTDOWN_GRACE_SECONDS, ...).
+DATABASE_URL, REDIS_URL, ADMIN_TOKEN, MASTER_KEY, METRICS_PORT, SHUTDOWN_DRAIN_SECONDS, SHUTDOWN_GRACE_SECONDS, ...).
 `;
 
 async function main(): Promise<void> {

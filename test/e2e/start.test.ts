@@ -1,11 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
-import { bareEnv, freePort, killChildren, runAsNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
+import { bareEnv, freePort, killChildren, runAsNpmStart, runNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
 
 // A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
 // The process is the real one, spoken to over real sockets.
@@ -121,8 +122,9 @@ describe('first start, restart and refusal of the real process', () => {
   });
 
   it('a restart on the same DATA_DIR prints nothing new and keeps keys, token and nonce memory', async () => {
+    // The first start stops with the default drain (5 s); the restarts after it skip theirs.
     expect(await stop(first)).toBe(0);
-    const second = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    const second = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '0' }));
     await waitHealthy(base, second);
     expect(second.stderr()).not.toContain('ADMIN_TOKEN=');
     expect(second.stderr()).not.toContain('desk key:');
@@ -143,6 +145,31 @@ describe('first start, restart and refusal of the real process', () => {
     });
     expect(adminRes.status).toBe(200);
     expect(await stop(second)).toBe(0);
+  }, STARTUP_MS + 20_000);
+
+  it('`npm start` itself: SIGTERM to the npm process stops the server, npm waits for it and exits 0, and the port and DATA_DIR are free', async () => {
+    // A drain of 1 s: npm must wait for the server through it, not leave it running behind.
+    const npm = runNpmStart([], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '1' }));
+    await waitHealthy(base, npm);
+    const server = (JSON.parse(readFileSync(join(dataDir, 'paygate.lock'), 'utf8')) as { pid: number }).pid;
+    expect(server).not.toBe(npm.child.pid);
+    // No shell between npm and the server (Linux shows it in /proc): npm's copy of the signal reaches the server itself.
+    if (existsSync(`/proc/${server}/stat`)) {
+      const stat = readFileSync(`/proc/${server}/stat`, 'utf8');
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(npm.child.pid);
+    }
+
+    npm.child.kill('SIGTERM');
+    expect(await npm.exit).toBe(0);
+    expect(npm.stdout()).toMatch(/"msg":"stopped"/);
+    // npm exited after the server did: it is gone, and nothing holds the port or DATA_DIR.
+    expect(() => process.kill(server, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    await new Promise<void>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve()));
+    });
+    expect(existsSync(join(dataDir, 'paygate.lock'))).toBe(false);
   }, STARTUP_MS + 20_000);
 
   it('a bad PORT stops the start with a message naming PORT and a non-zero exit', async () => {

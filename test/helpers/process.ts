@@ -37,14 +37,48 @@ export interface Proc {
 }
 
 const children = new Set<ChildProcess>();
+/** Process groups led by a child that starts the server below it: killed whole, even after the leader exited. */
+const groups = new Set<number>();
 
 /**
  * The server exactly as `npm start` runs it: `node dist/main.js` with the arguments and no loader,
  * from the plain JavaScript that `npm start`'s prestart (here the suite's global setup) made.
  */
 export function runAsNpmStart(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['dist/main.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return track(spawn(process.execPath, ['dist/main.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/**
+ * `npm start` itself, prestart included, through the npm on PATH: its pid is npm's, and the server
+ * is a process below it. `--silent` keeps npm's banner out of the server's JSON log on stdout.
+ */
+export function runNpmStart(args: string[], env: NodeJS.ProcessEnv): Proc {
+  return track(spawn('npm', ['start', '--silent', ...(args.length ? ['--', ...args] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), true);
+}
+
+/**
+ * The server as the child of a parent that never reaps it (a shell that forks it, then execs into
+ * `sleep`): killed, it stays a zombie, as under a supervisor that is slow to wait for its children.
+ * `serverPid` is the server's pid; the returned process is the parent's.
+ */
+export function runUnreaped(args: string[], env: NodeJS.ProcessEnv): Proc & { serverPid: Promise<number> } {
+  const script = `"${process.execPath}" dist/main.js "$@" & echo "server pid $!" >&2; exec sleep 3600`;
+  const p = track(spawn('/bin/sh', ['-c', script, 'sh', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), true);
+  const serverPid = new Promise<number>((resolve, reject) => {
+    const look = () => {
+      const m = /server pid (\d+)/.exec(p.stderr());
+      if (m) return resolve(Number(m[1]));
+      if (p.child.exitCode !== null) return reject(new Error(`the parent exited:\n${p.stderr()}`));
+      setTimeout(look, 20);
+    };
+    look();
+  });
+  return { ...p, serverPid };
+}
+
+function track(child: ChildProcess, group = false): Proc {
   children.add(child);
+  if (group && child.pid) groups.add(child.pid);
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -75,7 +109,19 @@ export async function stop(p: Proc): Promise<number | null> {
   return p.exit;
 }
 
-/** Every child still running: killed when a suite ends, whatever its tests did. */
+/**
+ * Every child still running: killed when a suite ends, whatever its tests did. Children that start
+ * the server below them (npm, the never-reaping parent) lead a process group of their own, and the
+ * whole group is killed.
+ */
 export function killChildren(): void {
   for (const c of children) c.kill('SIGKILL');
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {
+      // Nothing of it left.
+    }
+  }
+  groups.clear();
 }
