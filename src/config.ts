@@ -28,7 +28,7 @@ export interface Config {
   readonly appealSlaHours: number;
   /** CABINET_SIGNUP: `open` lets anyone create a merchant account from /cabinet/sign-up; `closed` answers 404. */
   readonly cabinetSignup: 'open' | 'closed';
-  /** OFFICE_REQUIRE_2FA: an `admin` operator must enrol TOTP at the first sign-in and cannot act before. */
+  /** OFFICE_REQUIRE_2FA: every operator (`admin` and `support`) must enrol TOTP at the first sign-in and cannot act before. */
   readonly officeRequire2fa: boolean;
   /** A market rate older than this makes its currency unpriceable. */
   readonly rateMaxAgeSeconds: number;
