@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Decimal } from 'decimal.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 
@@ -16,13 +17,18 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly callbackAllowlist: string;
   readonly seedDemo: boolean;
-  /** Behind a reverse proxy: take the client IP (payment-page rate limits) from X-Forwarded-For. */
-  readonly trustProxy: boolean;
+  /**
+   * TRUST_PROXY, as Fastify's `trustProxy` takes it: the proxies whose X-Forwarded-For entries are
+   * believed (addresses and CIDR ranges), or how many hops are, or every hop (`true`, where a client
+   * can choose its own address) or none. The client IP (per-IP limits, sessions) is the last
+   * address not trusted.
+   */
+  readonly trustProxy: boolean | number | readonly string[];
   readonly logLevel: string;
   readonly appealSlaHours: number;
   /** CABINET_SIGNUP: `open` lets anyone create a merchant account from /cabinet/sign-up; `closed` answers 404. */
   readonly cabinetSignup: 'open' | 'closed';
-  /** OFFICE_REQUIRE_2FA: an `admin` operator must enrol TOTP at the first sign-in and cannot act before. */
+  /** OFFICE_REQUIRE_2FA: every operator (`admin` and `support`) must enrol TOTP at the first sign-in and cannot act before. */
   readonly officeRequire2fa: boolean;
   /** A market rate older than this makes its currency unpriceable. */
   readonly rateMaxAgeSeconds: number;
@@ -132,6 +138,43 @@ export function parseMasterKey(raw: string, variable = 'MASTER_KEY'): Buffer {
   throw new ConfigError(variable, 'must be 32 bytes as 64 hex characters or base64');
 }
 
+/** The names proxy-addr knows for well-known ranges (loopback: 127.0.0.1/8 and ::1). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function proxyEntryProblem(entry: string): string | null {
+  if (PROXY_RANGE_NAMES.includes(entry)) return null;
+  const [addr, prefix, extra] = entry.split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || extra !== undefined) return `"${entry}" is not an address or a CIDR range`;
+  if (prefix === undefined) return null;
+  const max = family === 4 ? 32 : 128;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) return `"${entry}" has a prefix length outside 0–${max}`;
+  return null;
+}
+
+/**
+ * TRUST_PROXY: `true`/`false`, a hop count, or the proxies' addresses and CIDR ranges separated by
+ * commas. A number means hops, so the old `1` now trusts the one proxy in front, not every hop.
+ */
+function trustProxy(env: Env): boolean | number | readonly string[] {
+  const v = str(env, 'TRUST_PROXY');
+  if (v === undefined || /^(false|no)$/i.test(v)) return false;
+  if (/^(true|yes)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 20) throw new ConfigError('TRUST_PROXY', `a hop count must be from 0 to 20, got "${v}"`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = v.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    const problem = e === '' ? 'has an empty entry' : proxyEntryProblem(e);
+    if (problem) {
+      throw new ConfigError('TRUST_PROXY', `${problem}; give the proxies' addresses or CIDR ranges separated by commas (10.0.0.5,10.1.0.0/16), a hop count, or true/false`);
+    }
+  }
+  return Object.freeze(entries);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const FX_SOURCES = ['cbr', 'ecb', 'ticker'];
 
@@ -184,7 +227,7 @@ export function parseConfig(env: Env = process.env): Config {
     publicBaseUrl,
     callbackAllowlist: allowlist(env),
     seedDemo: bool(env, 'SEED_DEMO', true),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     logLevel,
     cabinetSignup,
     officeRequire2fa: bool(env, 'OFFICE_REQUIRE_2FA', true),

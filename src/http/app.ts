@@ -1,6 +1,7 @@
 import { randomHex } from '../ids.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
 import { handleError, sendError, sendTooMany } from './errors.js';
 import { parseJsonBodyHook, registerRawBodyParser } from './rawBody.js';
@@ -41,7 +42,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     genReqId: () => randomHex(12),
     // One line per request is written by the onResponse hook below, with the route and the trace id.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
     return503OnClosing: true,
     // Orders are read by orderRef (up to 255 characters, longer once percent-encoded).
     routerOptions: { maxParamLength: 2048 },
@@ -49,6 +50,11 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     frameworkErrors: (err, req, reply) => handleError(err, req, reply),
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (ctx.config.trustProxy === true) {
+    ctx.log.warn(
+      'TRUST_PROXY=true believes every X-Forwarded-For entry, so a client can choose its own address and walk around the per-IP limits; in production set TRUST_PROXY to the proxies\' addresses (for example 10.0.0.5 or 10.0.0.0/8)',
+    );
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('desk', null);
   app.decorateRequest('merchant', null);
@@ -129,6 +135,15 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     await root.register(async (p) => webRoutes(p, ctx));
   });
   return app as unknown as FastifyInstance;
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count is given as the function Fastify itself makes of a
+ * number (trust the first n hops), because its types leave numbers out.
+ */
+function trustProxyOption(t: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof t === 'number') return (_address, hop) => hop < t;
+  return typeof t === 'object' ? [...t] : t;
 }
 
 /** Per client IP, before anything else is read: 100 per 10 s for the page data, 10 per minute for UTR reports. */

@@ -5,19 +5,18 @@ import { newId } from '../ids.js';
 import { getUser, insertUser, setUserPassword, type UserRow } from '../store/accounts.js';
 import { getDesk, type DeskRow } from '../store/desks.js';
 import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from '../store/merchants.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
 import { endOtherSessions, type SessionInfo } from './sessions.js';
-import { checkSignIn } from './accounts.js';
+import { checkAccountPassword, checkSignIn } from './accounts.js';
 import {
   beginEnrolment,
   confirmEnrolment,
   disableTwoFactor,
+  answerChallenge,
   issueChallenge,
-  openChallenge,
   pendingEnrolment,
   regenerateRecoveryCodes,
   twoFactorStatus,
-  verifySecondFactor,
 } from './twoFactor.js';
 
 /**
@@ -71,7 +70,8 @@ export async function merchantDesk(ctx: Ctx, merchantId: string, deskId: string)
 
 export const onboardingProgress = (ctx: Ctx, merchantId: string) => merchantProgress(ctx.db, merchantId);
 
-export type PasswordChange = { ok: true; endedSessions: number } | { ok: false; field: 'current' | 'next'; message: string };
+/** `retryAfterMs`: the account is locked after too many wrong passwords (ACCOUNT_LOCK); nothing was checked. */
+export type PasswordChange = { ok: true; endedSessions: number } | { ok: false; field: 'current' | 'next'; message: string; retryAfterMs?: number };
 
 /**
  * A user's new password, given the current one; every other session of the user ends at once, so
@@ -79,7 +79,9 @@ export type PasswordChange = { ok: true; endedSessions: number } | { ok: false; 
  */
 export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current: string, next: string): Promise<PasswordChange> {
   const user = await getUser(ctx.db, session.accountId);
-  if (!user || !(await verifyPassword(current, user.password_hash))) return { ok: false, field: 'current', message: 'The current password is not right.' };
+  const check = user ? await checkAccountPassword(ctx, 'cabinet', user, current) : null;
+  if (check?.kind === 'locked') return { ok: false, field: 'current', message: 'Too many wrong passwords.', retryAfterMs: check.retryAfterMs };
+  if (!user || check?.kind !== 'ok') return { ok: false, field: 'current', message: 'The current password is not right.' };
   const problem = passwordProblem(next);
   if (problem) return { ok: false, field: 'next', message: `The new password ${problem}.` };
   await setUserPassword(ctx.db, user.id, await hashPassword(next, ctx.config.passwordScryptLog2N));
@@ -88,26 +90,35 @@ export async function changeUserPassword(ctx: Ctx, session: SessionInfo, current
 
 // ---- two-factor sign-in (TOTP), the cabinet's side of services/twoFactor.ts
 
-export type SignInStep = { kind: 'refused' } | { kind: 'signed-in'; userId: string } | { kind: 'code'; challenge: string };
+export type SignInStep = { kind: 'refused' } | { kind: 'locked'; retryAfterMs: number } | { kind: 'signed-in'; userId: string } | { kind: 'code'; challenge: string };
 
 /**
  * The password step of sign-in: a user with two-factor on gets a short-lived challenge for the
  * code form instead of a session; the same refusal for an unknown email and a wrong password.
  */
 export async function cabinetSignIn(ctx: Ctx, email: string, password: string): Promise<SignInStep> {
-  const user = await checkSignIn(ctx, 'cabinet', email, password);
-  if (!user) return { kind: 'refused' };
+  const check = await checkSignIn(ctx, 'cabinet', email, password);
+  if (check.kind !== 'ok') return check;
+  const user = check.account;
   const tf = await twoFactorStatus(ctx, 'cabinet', user.id);
   return tf.enabled ? { kind: 'code', challenge: issueChallenge(ctx, 'cabinet', user.id) } : { kind: 'signed-in', userId: user.id };
 }
 
-export type CodeStep = { kind: 'expired' } | { kind: 'wrong'; challenge: string } | { kind: 'signed-in'; userId: string };
+export type CodeStep =
+  | { kind: 'expired' }
+  | { kind: 'void' }
+  | { kind: 'locked'; retryAfterMs: number }
+  | { kind: 'wrong'; challenge: string }
+  | { kind: 'signed-in'; userId: string };
 
-/** The code step: the challenge must still be fresh, then a TOTP code or an unused recovery code. */
+/**
+ * The code step: the challenge must still be fresh and have taken fewer than five codes, the
+ * account not locked, then a TOTP code or an unused recovery code.
+ */
 export async function cabinetSignInCode(ctx: Ctx, challenge: string, code: string): Promise<CodeStep> {
-  const userId = openChallenge(ctx, 'cabinet', challenge);
-  if (!userId) return { kind: 'expired' };
-  return (await verifySecondFactor(ctx, 'cabinet', userId, code)) ? { kind: 'signed-in', userId } : { kind: 'wrong', challenge };
+  const a = await answerChallenge(ctx, 'cabinet', challenge, code);
+  if (a.kind === 'ok') return { kind: 'signed-in', userId: a.accountId };
+  return a.kind === 'wrong' ? { kind: 'wrong', challenge } : a;
 }
 
 /** What the account page shows of two-factor sign-in, with the pending secret while enrolling. */
@@ -121,12 +132,14 @@ export const startTwoFactor = (ctx: Ctx, user: UserRow) => beginEnrolment(ctx, '
 /** The first code from the app turns two-factor on; the recovery codes come back once, or null for a wrong code. */
 export const confirmTwoFactor = (ctx: Ctx, user: UserRow, code: string) => confirmEnrolment(ctx, 'cabinet', user.id, code);
 
-export type PasswordGuarded<T> = { ok: true; value: T } | { ok: false; message: string };
+export type PasswordGuarded<T> = { ok: true; value: T } | { ok: false; message: string; retryAfterMs?: number };
 
 /** Turning two-factor off or replacing the recovery codes asks for the password again: a left-open session is not enough. */
 async function withPassword<T>(ctx: Ctx, user: UserRow, password: string, act: () => Promise<T>): Promise<PasswordGuarded<T>> {
   const fresh = await getUser(ctx.db, user.id);
-  if (!fresh || !(await verifyPassword(password, fresh.password_hash))) return { ok: false, message: 'The password is not right.' };
+  const check = fresh ? await checkAccountPassword(ctx, 'cabinet', fresh, password) : null;
+  if (check?.kind === 'locked') return { ok: false, message: 'Too many wrong passwords.', retryAfterMs: check.retryAfterMs };
+  if (check?.kind !== 'ok') return { ok: false, message: 'The password is not right.' };
   return { ok: true, value: await act() };
 }
 

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { isoSeconds } from '../domain/time.js';
+import { accountCheckKey } from './accounts.js';
 import { insertSession, listAccountSessions, revokeAccountSessions, revokeSession, touchSession, type SessionRow, type Surface } from '../store/sessions.js';
 
 /** A session lasts this long after its last use (sliding), like the dashboards merchants already use. */
@@ -16,7 +17,9 @@ export interface SessionInfo {
   accountId: string;
 }
 
+/** A signed-in account: its session, and its failed password and code checks forgotten (ACCOUNT_LOCK). */
 export async function startSession(ctx: Ctx, surface: Surface, accountId: string, client: { userAgent: string | null; ip: string | null }): Promise<SessionInfo & { token: string }> {
+  await ctx.limits.accountChecks.clear(accountCheckKey(surface, accountId));
   const token = randomBytes(32).toString('base64url');
   const now = ctx.clock.now();
   const idHash = hashOf(token);

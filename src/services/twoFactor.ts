@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Ctx } from '../context.js';
 import { base32Decode, base32Encode, matchTotp, otpauthUri } from '../domain/totp.js';
 import type { Surface } from '../store/sessions.js';
+import { accountCheckKey } from './accounts.js';
 import {
   claimTotpStep,
   clearTotp,
@@ -15,7 +16,7 @@ import {
 } from '../store/twoFactor.js';
 
 /**
- * Optional (cabinet) or required (back office admins) TOTP two-factor sign-in with one-time
+ * Optional (cabinet) or required (back office, with OFFICE_REQUIRE_2FA) TOTP two-factor sign-in with one-time
  * recovery codes. The secret is sealed under the master key; recovery codes are kept as hashes.
  */
 
@@ -121,25 +122,63 @@ function newRecoveryCodes(): string[] {
 
 /**
  * The signed, short-lived proof that the password step passed, carried in the code form's hidden
- * `challenge` field: `<accountId>.<expiresAtMs>.<mac>`. Nothing is stored; any instance checks it.
+ * `challenge` field: `<accountId>.<expiresAtMs>.<id>.<mac>`. Any instance checks it; what is
+ * stored is only how many codes it has taken (CHALLENGE_ATTEMPTS, counted under its random id).
  */
 export function issueChallenge(ctx: Ctx, surface: Surface, accountId: string): string {
   const expires = ctx.clock.now() + CHALLENGE_TTL_MS;
-  return `${accountId}.${expires}.${challengeMac(ctx, surface, accountId, expires)}`;
+  const id = randomBytes(12).toString('base64url');
+  return `${accountId}.${expires}.${id}.${challengeMac(ctx, surface, accountId, expires, id)}`;
+}
+
+interface Challenge {
+  accountId: string;
+  expires: number;
+  id: string;
+}
+
+function readChallenge(ctx: Ctx, surface: Surface, token: string | null | undefined): Challenge | null {
+  if (!token || token.length > 200) return null;
+  const [accountId, expiresText, id, mac, extra] = token.split('.');
+  if (!accountId || !expiresText || !id || !mac || extra !== undefined || !/^\d{1,16}$/.test(expiresText)) return null;
+  const expires = Number(expiresText);
+  if (expires < ctx.clock.now()) return null;
+  const expected = Buffer.from(challengeMac(ctx, surface, accountId, expires, id));
+  const got = Buffer.from(mac);
+  return got.length === expected.length && timingSafeEqual(got, expected) ? { accountId, expires, id } : null;
 }
 
 /** The account a challenge stands for while it is fresh, else null. */
 export function openChallenge(ctx: Ctx, surface: Surface, token: string | null | undefined): string | null {
-  if (!token || token.length > 200) return null;
-  const [accountId, expiresText, mac] = token.split('.');
-  if (!accountId || !expiresText || !mac || !/^\d{1,16}$/.test(expiresText)) return null;
-  const expires = Number(expiresText);
-  if (expires < ctx.clock.now()) return null;
-  const expected = Buffer.from(challengeMac(ctx, surface, accountId, expires));
-  const got = Buffer.from(mac);
-  return got.length === expected.length && timingSafeEqual(got, expected) ? accountId : null;
+  return readChallenge(ctx, surface, token)?.accountId ?? null;
 }
 
-function challengeMac(ctx: Ctx, surface: Surface, accountId: string, expires: number): string {
-  return createHmac('sha256', ctx.box.derive('paygate 2fa challenge v1')).update(`${surface}:${accountId}:${expires}`).digest('base64url');
+export type ChallengeAnswer =
+  | { kind: 'ok'; accountId: string }
+  | { kind: 'wrong' }
+  /** Forged, or older than CHALLENGE_TTL_MS. */
+  | { kind: 'expired' }
+  /** It has taken CHALLENGE_ATTEMPTS codes already: the password step starts over. */
+  | { kind: 'void' }
+  /** The account is locked (ACCOUNT_LOCK): codes count with its password checks. */
+  | { kind: 'locked'; retryAfterMs: number };
+
+/**
+ * The code step of sign-in: a fresh challenge that has taken fewer than CHALLENGE_ATTEMPTS codes,
+ * an account that is not locked, then `verifySecondFactor`. Each code counts against the challenge
+ * and against the account, so a stolen password buys a few guesses per lock, not a million.
+ */
+export async function answerChallenge(ctx: Ctx, surface: Surface, token: string, code: string): Promise<ChallengeAnswer> {
+  const c = readChallenge(ctx, surface, token);
+  if (!c) return { kind: 'expired' };
+  const now = ctx.clock.now();
+  // The count needs to outlive the challenge only: past its expiry the token opens no more.
+  if (!(await ctx.limits.challengeAttempts.take(`${surface}:${c.id}`, now, c.expires - now + 1000)).ok) return { kind: 'void' };
+  const admission = await ctx.limits.accountChecks.attempt(accountCheckKey(surface, c.accountId), now);
+  if (!admission.ok) return { kind: 'locked', retryAfterMs: admission.retryAfterMs };
+  return (await verifySecondFactor(ctx, surface, c.accountId, code)) ? { kind: 'ok', accountId: c.accountId } : { kind: 'wrong' };
+}
+
+function challengeMac(ctx: Ctx, surface: Surface, accountId: string, expires: number, id: string): string {
+  return createHmac('sha256', ctx.box.derive('paygate 2fa challenge v2')).update(`${surface}:${accountId}:${expires}:${id}`).digest('base64url');
 }

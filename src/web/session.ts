@@ -2,6 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { rawBodyOf } from '../http/rawBody.js';
+import { formatUtcTime } from './format.js';
+import { html } from './html.js';
+import { chooseLang, translator } from './i18n/index.js';
+import { document, sendPage } from './layout.js';
 import { csrfKey, csrfToken, csrfValid, resumeSession, startSession, type SessionInfo } from '../services/sessions.js';
 import type { Surface } from '../store/sessions.js';
 
@@ -91,6 +95,36 @@ export async function enterSession(ctx: Ctx, s: SurfaceCookies, req: FastifyRequ
   const session = await startSession(ctx, s.surface, accountId, { userAgent: req.headers['user-agent'] ?? null, ip: req.ip });
   setCookies(reply, [cookieHeader(ctx, s.session, session.token, null), cookieHeader(ctx, s.pre, '', 0)]);
   return seeOther(reply, to);
+}
+
+/**
+ * `429` to a sign-in step, or to a password asked again inside a session, while the address or
+ * the account is held back: `Retry-After` in whole seconds, and a page saying when to try again.
+ * The page is in the reader's language (`?lang=`, then `Accept-Language`, as the payment page
+ * chooses it), though the rest of the surface is English: whoever is locked out must understand why.
+ */
+export function sendTooManyAttempts(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest, reply: FastifyReply, retryAfterMs: number, back = s.signInPath) {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const lang = chooseLang((req.query as Record<string, unknown> | undefined)?.lang, req.headers['accept-language']);
+  const t = translator(lang);
+  const at = new Date(ctx.clock.now() + seconds * 1000);
+  const wait = seconds < 60 ? t('waitSeconds', { n: String(seconds) }) : t('waitMinutes', { n: String(Math.ceil(seconds / 60)) });
+  // `{time}` stays a placeholder through the translator, then becomes a <time> the surface's script dates locally.
+  const [before, after] = t('tooManyText', { wait }).split('{time}');
+  const when = html`<time datetime="${at.toISOString()}">${formatUtcTime(lang, at)}</time>`;
+  const page = document({
+    lang,
+    title: `${t('tooManyTitle')} · Paygate`,
+    styles: [`${s.surface}.css`],
+    scripts: [`${s.surface}.js`],
+    body: html`<main id="main" class="narrow">
+<h1>${t('tooManyTitle')}</h1>
+<p class="notice bad" role="alert" id="too-many">${before}${when}${after ?? ''}</p>
+<p>${t('tooManyWhy')}</p>
+<p><a href="${back}">${t('back')}</a></p>
+</main>`,
+  });
+  return sendPage(reply.header('Retry-After', String(seconds)), 429, page);
 }
 
 export interface SignedIn<A> {

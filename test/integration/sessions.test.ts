@@ -17,11 +17,13 @@ afterAll(() => h.close());
 
 describe('sign-in check', () => {
   it('accepts the right password on its own surface only, and answers unknown email and wrong password alike', async () => {
-    expect((await checkSignIn(h.ctx, 'cabinet', 'OWNER@shop.example', 'a fine long password'))?.email).toBe('owner@shop.example');
-    expect(await checkSignIn(h.ctx, 'cabinet', 'owner@shop.example', 'a wrong long password')).toBeNull();
-    expect(await checkSignIn(h.ctx, 'cabinet', 'nobody@shop.example', 'a fine long password')).toBeNull();
-    expect(await checkSignIn(h.ctx, 'office', 'owner@shop.example', 'a fine long password')).toBeNull();
-    expect((await checkSignIn(h.ctx, 'office', 'ops@paygate.example', 'another long password'))?.id).toMatch(/^opr_/);
+    const right = await checkSignIn(h.ctx, 'cabinet', 'OWNER@shop.example', 'a fine long password');
+    expect(right.kind === 'ok' && right.account.email).toBe('owner@shop.example');
+    expect(await checkSignIn(h.ctx, 'cabinet', 'owner@shop.example', 'a wrong long password')).toEqual({ kind: 'refused' });
+    expect(await checkSignIn(h.ctx, 'cabinet', 'nobody@shop.example', 'a fine long password')).toEqual({ kind: 'refused' });
+    expect(await checkSignIn(h.ctx, 'office', 'owner@shop.example', 'a fine long password')).toEqual({ kind: 'refused' });
+    const operator = await checkSignIn(h.ctx, 'office', 'ops@paygate.example', 'another long password');
+    expect(operator.kind === 'ok' && operator.account.id).toMatch(/^opr_/);
     const { rows } = await h.ctx.db.query<{ password_hash: string }>('SELECT password_hash FROM users');
     expect(rows[0].password_hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(rows[0].password_hash).not.toContain('fine');

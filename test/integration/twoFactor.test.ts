@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpStep } from '../../src/domain/totp.js';
 import { createOperator } from '../../src/services/accounts.js';
+import { CHALLENGE_ATTEMPTS } from '../../src/services/rateLimits.js';
 import {
+  answerChallenge,
   beginEnrolment,
   CHALLENGE_TTL_MS,
   confirmEnrolment,
@@ -64,5 +66,25 @@ describe('two-factor sign-in', () => {
     expect(openChallenge(h.ctx, 'office', token.replace(operatorId, 'opr_other'))).toBeNull();
     h.clock.advance(CHALLENGE_TTL_MS + 1);
     expect(openChallenge(h.ctx, 'office', token)).toBeNull();
+    // two challenges of one account at one instant are two challenges (each counts its own codes)
+    expect(issueChallenge(h.ctx, 'office', operatorId)).not.toBe(issueChallenge(h.ctx, 'office', operatorId));
+    // the old three-part form is no challenge
+    const [account, expires, , mac] = issueChallenge(h.ctx, 'office', operatorId).split('.');
+    expect(openChallenge(h.ctx, 'office', `${account}.${expires}.${mac}`)).toBeNull();
+  });
+
+  it(`a challenge takes ${CHALLENGE_ATTEMPTS} codes; the next is refused unchecked, and the challenge is void`, async () => {
+    const id = (await createOperator(h.ctx, { email: 'cap@paygate.example', password: 'another long password', role: 'support' })).id;
+    const { secret } = await beginEnrolment(h.ctx, 'office', id, 'cap@paygate.example');
+    expect(await confirmEnrolment(h.ctx, 'office', id, codeAt(secret, h.clock.now()))).toHaveLength(10);
+    h.clock.advance(30_000);
+    const token = issueChallenge(h.ctx, 'office', id);
+    const right = codeAt(secret, h.clock.now());
+    const wrong = [-1, 0, 1].map((d) => codeAt(secret, h.clock.now(), d)).includes('000000') ? '999999' : '000000';
+    for (let i = 0; i < CHALLENGE_ATTEMPTS; i++) expect(await answerChallenge(h.ctx, 'office', token, wrong)).toEqual({ kind: 'wrong' });
+    expect(await answerChallenge(h.ctx, 'office', token, right)).toEqual({ kind: 'void' });
+    expect(await answerChallenge(h.ctx, 'office', 'opr_x.1.y.z', right)).toEqual({ kind: 'expired' });
+    // the right code was never tried, so it still signs in on a new challenge
+    expect(await answerChallenge(h.ctx, 'office', issueChallenge(h.ctx, 'office', id), right)).toEqual({ kind: 'ok', accountId: id });
   });
 });

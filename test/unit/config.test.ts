@@ -122,6 +122,52 @@ describe('parseConfig', () => {
     expect(parseConfig({ OFFICE_REQUIRE_2FA: 'false' }).officeRequire2fa).toBe(false);
   });
 
+  describe('TRUST_PROXY', () => {
+    it('is off unset, with false, no or 0', () => {
+      for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: 'No' }, { TRUST_PROXY: '0' }, { TRUST_PROXY: ' ' }]) {
+        expect(parseConfig(env).trustProxy, JSON.stringify(env)).toBe(false);
+      }
+    });
+
+    it('true (or yes) trusts every hop', () => {
+      expect(parseConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+      expect(parseConfig({ TRUST_PROXY: 'YES' }).trustProxy).toBe(true);
+    });
+
+    it('a whole number is a hop count: 1 trusts the one proxy in front, not every hop', () => {
+      expect(parseConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+      expect(parseConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+      expect(parseConfig({ TRUST_PROXY: '20' }).trustProxy).toBe(20);
+    });
+
+    it('a comma-separated list of addresses, CIDR ranges and proxy-addr range names is kept as a frozen list', () => {
+      const c = parseConfig({ TRUST_PROXY: ' 10.0.0.5, 10.1.0.0/16 ,2001:db8::1,2001:db8::/32,loopback,uniquelocal,linklocal,192.168.1.0/0' });
+      expect(c.trustProxy).toEqual(['10.0.0.5', '10.1.0.0/16', '2001:db8::1', '2001:db8::/32', 'loopback', 'uniquelocal', 'linklocal', '192.168.1.0/0']);
+      expect(Object.isFrozen(c.trustProxy)).toBe(true);
+      expect(parseConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy).toEqual(['127.0.0.1']);
+    });
+
+    it.each([
+      ['a name', 'proxy.internal'],
+      ['an address out of range', '10.0.0.300'],
+      ['an IPv4 prefix above 32', '10.0.0.0/33'],
+      ['an IPv6 prefix above 128', '2001:db8::/129'],
+      ['a netmask instead of a prefix', '10.0.0.0/255.0.0.0'],
+      ['two slashes', '10.0.0.0/8/8'],
+      ['an empty entry', '10.0.0.1,,10.0.0.2'],
+      ['a trailing comma', '10.0.0.1,'],
+      ['a hop count above 20', '21'],
+      ['a negative hop count', '-1'],
+      ['a boolean-looking word', 'maybe'],
+    ])('refuses %s (%s) with a ConfigError naming TRUST_PROXY', (_what, value) => {
+      expectRefused({ TRUST_PROXY: value }, 'TRUST_PROXY');
+    });
+
+    it('says what it takes when refusing', () => {
+      expect(() => parseConfig({ TRUST_PROXY: 'proxy.internal' })).toThrow(/"proxy.internal" is not an address or a CIDR range; give the proxies' addresses or CIDR ranges/);
+    });
+  });
+
   it('an ADMIN_TOKEN of exactly 16 characters is accepted', () => {
     expect(parseConfig({ ADMIN_TOKEN: '0123456789abcdef' }).adminToken).toBe('0123456789abcdef');
   });

@@ -15,7 +15,7 @@ import { endSession, listSessions, revokeOwnSession } from '../../services/sessi
 import type { OrderRow } from '../../store/orders.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
-import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
+import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
 import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { appealRoutes } from './appeals.js';
@@ -67,11 +67,13 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post('/cabinet/sign-in', async (req, reply) => {
     // Every attempt counts, a refused form included: the limit is on guessing, 10 a minute per IP.
     const admission = await ctx.limits.signIn.take(req.ip);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    if (!admission.ok) return sendTooManyAttempts(ctx, CABINET, req, reply, admission.retryAfterMs);
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const email = str(form.get('email'), 320);
     const step = await cabinetSignIn(ctx, email, form.get('password') ?? '');
+    // Ten wrong passwords on the account from any addresses (ACCOUNT_LOCK): not even checked now.
+    if (step.kind === 'locked') return sendTooManyAttempts(ctx, CABINET, req, reply, step.retryAfterMs);
     if (step.kind === 'refused') {
       const csrf = preSessionToken(ctx, CABINET, req, reply);
       return sendPage(reply, 401, signInPage({ csrf, email, failed: true, signupOpen: signupOpen() }));
@@ -155,6 +157,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   app.post('/cabinet/account/password', async (req, reply) => {
     const c = cab(req);
     const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
+    if (!r.ok && r.retryAfterMs !== undefined) return sendTooManyAttempts(ctx, CABINET, req, reply, r.retryAfterMs, '/cabinet/account');
     if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message, await twoFactorCardOf(ctx, c)));
     return seeOther(reply, '/cabinet/account?done=password');
   });

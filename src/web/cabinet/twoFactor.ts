@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
-import { sendTooMany } from '../../http/errors.js';
 import {
   cabinetSignInCode,
   cabinetTwoFactor,
@@ -12,11 +11,11 @@ import {
 } from '../../services/cabinet.js';
 import { listSessions } from '../../services/sessions.js';
 import { sendPage } from '../layout.js';
-import { enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther } from '../session.js';
+import { enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts } from '../session.js';
 import { cab, str } from './common.js';
 import { CABINET } from './session.js';
 import { enrolPage, recoveryCodesPage, signInCodePage, twoFactorCard } from './twoFactorView.js';
-import { accountPage, messagePage } from './view.js';
+import { accountPage, messagePage, signInPage } from './view.js';
 
 /** An otpauth address as an SVG QR code (our own markup, no inline style). */
 const qrSvg = (uri: string) => QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
@@ -26,11 +25,17 @@ export function signInCodeRoute(app: FastifyInstance, ctx: Ctx): void {
   app.post('/cabinet/sign-in/code', async (req, reply) => {
     // The 10-a-minute sign-in limit counts code guesses too, under the same key as passwords.
     const admission = await ctx.limits.signIn.take(req.ip);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    if (!admission.ok) return sendTooManyAttempts(ctx, CABINET, req, reply, admission.retryAfterMs);
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const step = await cabinetSignInCode(ctx, str(form.get('challenge'), 200), str(form.get('code'), 40));
     if (step.kind === 'expired') return seeOther(reply, '/cabinet/sign-in?expired=1');
+    if (step.kind === 'locked') return sendTooManyAttempts(ctx, CABINET, req, reply, step.retryAfterMs);
+    if (step.kind === 'void') {
+      // Five codes on one challenge: it is spent, and the password step starts over.
+      const notice = 'Too many codes were tried for this sign-in. Enter your password again.';
+      return sendPage(reply, 401, signInPage({ csrf: preSessionToken(ctx, CABINET, req, reply), email: '', failed: false, signupOpen: ctx.config.cabinetSignup === 'open', notice }));
+    }
     if (step.kind === 'wrong') return sendPage(reply, 401, signInCodePage({ csrf: preSessionToken(ctx, CABINET, req, reply), challenge: step.challenge, failed: true }));
     return enterSession(ctx, CABINET, req, reply, step.userId);
   });
@@ -69,6 +74,7 @@ export function twoFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const r = await regenerateUserRecoveryCodes(ctx, c.user, c.form.get('password') ?? '');
     if (r.ok) return sendPage(reply, 200, recoveryCodesPage(c, r.value, false));
+    if (r.retryAfterMs !== undefined) return sendTooManyAttempts(ctx, CABINET, req, reply, r.retryAfterMs, '/cabinet/account');
     const { status, page } = await account(req, 400, r.message);
     return sendPage(reply, status, page);
   });
@@ -77,6 +83,7 @@ export function twoFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const r = await disableUserTwoFactor(ctx, c.user, c.form.get('password') ?? '');
     if (r.ok) return seeOther(reply, '/cabinet/account?done=two-factor-off');
+    if (r.retryAfterMs !== undefined) return sendTooManyAttempts(ctx, CABINET, req, reply, r.retryAfterMs, '/cabinet/account');
     const { status, page } = await account(req, 400, r.message);
     return sendPage(reply, status, page);
   });

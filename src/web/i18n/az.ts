@@ -89,4 +89,10 @@ export const az: Messages = {
   disputeTitle: 'Bu ödəniş yoxlanılır',
   disputeText: 'Mağaza bu ödənişi yoxlamağımızı istədi. Yenidən ödəməyin; mağaza sizinlə əlaqə saxlayacaq.',
   timeUp: 'Vaxt bitdi',
+  tooManyTitle: 'Həddindən çox cəhd',
+  tooManyText: 'Həddindən çox cəhd edildi. {time} sonra ({wait} sonra) yenidən cəhd edin.',
+  tooManyWhy: 'Hesabınızı qorumaq üçün bir neçə səhv parol və ya koddan sonra giriş müvəqqəti dayandırılır. O vaxta qədər hər cəhd, düzgün parol da daxil olmaqla, rədd edilir.',
+  waitMinutes: '{n} dəq',
+  waitSeconds: '{n} san',
+  back: 'Geri',
 };

@@ -92,6 +92,13 @@ export const en = {
   disputeTitle: 'This payment is being reviewed',
   disputeText: 'The shop has asked us to check this payment. Do not pay again; the shop will contact you.',
   timeUp: 'Time is up',
+  // Cabinet and back office: the page of a sign-in or password check refused for a while (429).
+  tooManyTitle: 'Too many attempts',
+  tooManyText: 'Too many attempts. Try again after {time} ({wait} from now).',
+  tooManyWhy: 'Sign-in pauses after several wrong passwords or codes, to keep the account safe. Until then every attempt is refused, even with the right password.',
+  waitMinutes: '{n} min',
+  waitSeconds: '{n} s',
+  back: 'Back',
 } as const;
 
 export type MessageKey = keyof typeof en;

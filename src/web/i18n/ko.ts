@@ -89,4 +89,10 @@ export const ko: Messages = {
   disputeTitle: '결제 검토 중',
   disputeText: '상점에서 이 결제의 확인을 요청했습니다. 다시 결제하지 마세요. 상점에서 연락드릴 것입니다.',
   timeUp: '시간 종료',
+  tooManyTitle: '시도 횟수 초과',
+  tooManyText: '시도가 너무 많습니다. {time} 이후({wait} 후)에 다시 시도하세요.',
+  tooManyWhy: '계정을 보호하기 위해 잘못된 비밀번호나 코드를 여러 번 입력하면 로그인이 잠시 중지됩니다. 그때까지는 올바른 비밀번호를 포함해 모든 시도가 거부됩니다.',
+  waitMinutes: '{n}분',
+  waitSeconds: '{n}초',
+  back: '뒤로',
 };

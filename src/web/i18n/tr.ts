@@ -89,4 +89,10 @@ export const tr: Messages = {
   disputeTitle: 'Bu ödeme inceleniyor',
   disputeText: 'Mağaza bu ödemeyi kontrol etmemizi istedi. Tekrar ödemeyin; mağaza sizinle iletişime geçecek.',
   timeUp: 'Süre doldu',
+  tooManyTitle: 'Çok fazla deneme',
+  tooManyText: 'Çok fazla deneme yapıldı. {time} sonrasında ({wait} sonra) yeniden deneyin.',
+  tooManyWhy: 'Hesabınızı korumak için birkaç yanlış parola veya koddan sonra giriş bir süre durdurulur. O zamana kadar her deneme, doğru parola da dahil, reddedilir.',
+  waitMinutes: '{n} dk',
+  waitSeconds: '{n} sn',
+  back: 'Geri',
 };

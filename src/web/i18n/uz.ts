@@ -89,4 +89,10 @@ export const uz: Messages = {
   disputeTitle: 'Bu toʻlov tekshirilmoqda',
   disputeText: 'Doʻkon bu toʻlovni tekshirishni soʻradi. Qayta toʻlamang; doʻkon siz bilan bogʻlanadi.',
   timeUp: 'Vaqt tugadi',
+  tooManyTitle: 'Urinishlar juda koʻp',
+  tooManyText: 'Urinishlar juda koʻp boʻldi. {time} dan keyin ({wait} oʻtgach) qayta urinib koʻring.',
+  tooManyWhy: 'Hisobingizni himoya qilish uchun bir necha notoʻgʻri parol yoki koddan keyin kirish vaqtincha toʻxtatiladi. Ungacha har qanday urinish, toʻgʻri parol ham, rad etiladi.',
+  waitMinutes: '{n} daqiqa',
+  waitSeconds: '{n} soniya',
+  back: 'Orqaga',
 };

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import type { Scope, Window } from '../../domain/turnover.js';
-import { handleError, sendTooMany } from '../../http/errors.js';
+import { handleError } from '../../http/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
 import { acceptAppeal, appealReceiptFile, rejectAppeal } from '../../services/appeals.js';
 import { audited, listAudit } from '../../services/audit.js';
@@ -15,11 +15,11 @@ import { getOperatorOrder } from '../../services/orders.js';
 import { pauseProvider } from '../../services/providersAdmin.js';
 import { endSession } from '../../services/sessions.js';
 import { createLimit, removeLimit } from '../../services/turnover.js';
-import { beginEnrolment, confirmEnrolment, issueChallenge, openChallenge, pendingEnrolment, twoFactorStatus, verifySecondFactor } from '../../services/twoFactor.js';
+import { answerChallenge, beginEnrolment, confirmEnrolment, issueChallenge, pendingEnrolment, twoFactorStatus } from '../../services/twoFactor.js';
 import { recordWithdrawal } from '../../services/withdrawals.js';
 import { sendPage } from '../layout.js';
 import { sendReceipt } from '../receipt.js';
-import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, setCookies } from '../session.js';
+import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
 import { off, OFFICE, officeSessionHook, type OfficeRequest } from './session.js';
 import * as v from './view.js';
 
@@ -75,12 +75,15 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.post('/office/sign-in', async (req, reply) => {
     const admission = await ctx.limits.signIn.take(`office:${req.ip}`);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    if (!admission.ok) return sendTooManyAttempts(ctx, OFFICE, req, reply, admission.retryAfterMs);
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, OFFICE, req, form)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const email = str(form.get('email'), 320);
-    const operator = await checkSignIn(ctx, 'office', email, form.get('password') ?? '');
-    if (!operator) return sendPage(reply, 401, v.signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email, failed: true }));
+    const check = await checkSignIn(ctx, 'office', email, form.get('password') ?? '');
+    // Ten wrong passwords on the account from any addresses (ACCOUNT_LOCK): not even checked now.
+    if (check.kind === 'locked') return sendTooManyAttempts(ctx, OFFICE, req, reply, check.retryAfterMs);
+    if (check.kind === 'refused') return sendPage(reply, 401, v.signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email, failed: true }));
+    const operator = check.account;
     if ((await twoFactorStatus(ctx, 'office', operator.id)).enabled) {
       return sendPage(reply, 200, v.codePage({ csrf: preSessionToken(ctx, OFFICE, req, reply), challenge: issueChallenge(ctx, 'office', operator.id), failed: false }));
     }
@@ -90,16 +93,24 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post('/office/sign-in/code', async (req, reply) => {
     // Codes are guessed like passwords: the same limit, counted apart from the password step.
     const admission = await ctx.limits.signIn.take(`office-code:${req.ip}`);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
+    if (!admission.ok) return sendTooManyAttempts(ctx, OFFICE, req, reply, admission.retryAfterMs);
     const form = formOf(req);
     if (!preSessionCsrfValid(ctx, OFFICE, req, form)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
     const challenge = str(form.get('challenge'), 200);
-    const accountId = openChallenge(ctx, 'office', challenge);
-    if (!accountId) return sendPage(reply, 401, v.messagePage(null, 'Sign in again', 'The code step took too long. Sign in with your password again.'));
-    if (!(await verifySecondFactor(ctx, 'office', accountId, str(form.get('code'), 40)))) {
-      return sendPage(reply, 401, v.codePage({ csrf: preSessionToken(ctx, OFFICE, req, reply), challenge, failed: true }));
+    const answer = await answerChallenge(ctx, 'office', challenge, str(form.get('code'), 40));
+    switch (answer.kind) {
+      case 'expired':
+        return sendPage(reply, 401, v.messagePage(null, 'Sign in again', 'The code step took too long. Sign in with your password again.'));
+      case 'void':
+        // Five codes on one challenge: it is spent, and the password step starts over.
+        return sendPage(reply, 401, v.messagePage(null, 'Sign in again', 'Too many codes were tried for this sign-in. Sign in with your password again.'));
+      case 'locked':
+        return sendTooManyAttempts(ctx, OFFICE, req, reply, answer.retryAfterMs);
+      case 'wrong':
+        return sendPage(reply, 401, v.codePage({ csrf: preSessionToken(ctx, OFFICE, req, reply), challenge, failed: true }));
+      case 'ok':
+        return enterSession(ctx, OFFICE, req, reply, answer.accountId);
     }
-    return enterSession(ctx, OFFICE, req, reply, accountId);
   });
 
   app.register(async (signedIn) => {
@@ -125,13 +136,14 @@ async function shell(ctx: Ctx, req: FastifyRequest): Promise<v.Shell> {
 const ENROL_PATHS = new Set(['/office/two-factor', '/office/sign-out']);
 
 /**
- * With OFFICE_REQUIRE_2FA, an admin without a confirmed second factor reaches only the enrolment
- * page and sign-out: every other page leads there and every other action is refused.
+ * With OFFICE_REQUIRE_2FA, an operator without a confirmed second factor reaches only the
+ * enrolment page and sign-out: every other page leads there and every other action is refused.
+ * Support operators too: they accept appeals, which credits merchants.
  */
 function twoFactorGate(ctx: Ctx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const o = req.office;
-    if (!o || !ctx.config.officeRequire2fa || o.operator.role !== 'admin') return;
+    if (!o || !ctx.config.officeRequire2fa) return;
     if (ENROL_PATHS.has(req.url.split('?')[0]!)) return;
     if ((await twoFactorStatus(ctx, 'office', o.operator.id)).enabled) return;
     if (req.method === 'GET' || req.method === 'HEAD') return seeOther(reply, '/office/two-factor');
@@ -186,15 +198,15 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   const enrolment = async (o: OfficeRequest) =>
     (await pendingEnrolment(ctx, 'office', o.operator.id, o.operator.email)) ?? (await beginEnrolment(ctx, 'office', o.operator.id, o.operator.email));
   const qr = (uri: string) => QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }).then((svg) => svg.replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator secret" class="qr-code" '));
-  const required = (o: OfficeRequest) => ctx.config.officeRequire2fa && o.operator.role === 'admin';
+  const required = ctx.config.officeRequire2fa;
 
   app.get('/office/two-factor', async (req, reply) => {
     const o = off(req);
     const status = await twoFactorStatus(ctx, 'office', o.operator.id);
-    if (status.enabled || (!required(o) && query(req).setup !== '1')) return page(req, reply, (s) => v.twoFactorStatusPage(s, status));
+    if (status.enabled || (!required && query(req).setup !== '1')) return page(req, reply, (s) => v.twoFactorStatusPage(s, status));
     const e = await enrolment(o);
     const svg = await qr(e.uri);
-    return page(req, reply, (s) => v.enrolPage(s, { ...e, qrSvg: svg, error: null, required: required(o) }));
+    return page(req, reply, (s) => v.enrolPage(s, { ...e, qrSvg: svg, error: null, required: required }));
   });
 
   app.post('/office/two-factor', async (req, reply) => {
@@ -205,7 +217,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     if (!codes) {
       const e = await enrolment(o);
       const svg = await qr(e.uri);
-      return page(req, reply, (s) => v.enrolPage(s, { ...e, qrSvg: svg, error: 'That code does not match. Check the time on your phone and enter the current code.', required: required(o) }), 400);
+      return page(req, reply, (s) => v.enrolPage(s, { ...e, qrSvg: svg, error: 'That code does not match. Check the time on your phone and enter the current code.', required: required }), 400);
     }
     return page(req, reply, (s) => v.recoveryCodesPage(s, codes));
   });

@@ -111,7 +111,7 @@ ${o.failed ? html`<p class="notice bad" role="alert" id="code-error">That code i
 
 export function enrolPage(s: Shell, e: { secret: string; uri: string; qrSvg: string; error: string | null; required: boolean }): Html {
   const body = html`<h1>Set up two-factor sign-in</h1>
-${e.required ? html`<p class="notice warn">Administrators sign in with a second factor. Set it up now: the back office opens once it is confirmed.</p>` : ''}
+${e.required ? html`<p class="notice warn">Operators sign in with a second factor. Set it up now: the back office opens once it is confirmed.</p>` : ''}
 <ol class="steps">
 <li>Scan this code with an authenticator app (any TOTP app), or type the secret.
 <div class="qr">${rawSvg(e.qrSvg)}</div>
@@ -126,7 +126,7 @@ ${e.error ? html`<p class="notice bad" role="alert" id="enrol-error">${e.error}<
   return e.required ? bareSignedIn(s, 'Two-factor sign-in', body) : officePage(s, 'Two-factor sign-in', null, body);
 }
 
-/** Pages an admin sees before two-factor is set up: no navigation, nothing else reachable. */
+/** Pages an operator sees before the required two-factor is set up: no navigation, nothing else reachable. */
 function bareSignedIn(s: Shell, title: string, body: Interpolation): Html {
   return document({
     lang: 'en',
