@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { dereference } from './openapiComponents.js';
 
 type Json = Record<string, any>;
 
@@ -28,7 +29,7 @@ function fields(s: Json, prefix = '', rows: string[] = []): string[] {
   const required = new Set<string>(s.required ?? s.items?.required ?? []);
   for (const [name, sub] of Object.entries<Json>(props)) {
     const path = prefix ? `${prefix}.${name}` : name;
-    const extra = [sub.pattern ? `pattern \`${sub.pattern}\`` : '', sub.minLength !== undefined ? `min length ${sub.minLength}` : '', sub.maxLength !== undefined ? `max length ${sub.maxLength}` : '', sub.minimum !== undefined ? `min ${sub.minimum}` : '', sub.maximum !== undefined ? `max ${sub.maximum}` : '']
+    const extra = [sub.format ? `format ${sub.format}` : '', sub.pattern ? `pattern \`${sub.pattern}\`` : '', sub.minLength !== undefined ? `min length ${sub.minLength}` : '', sub.maxLength !== undefined ? `max length ${sub.maxLength}` : '', sub.minimum !== undefined ? `min ${sub.minimum}` : '', sub.maximum !== undefined ? `max ${sub.maximum}` : '']
       .filter(Boolean)
       .join(', ');
     rows.push(
@@ -44,13 +45,13 @@ const table = (rows: string[]) => (rows.length ? `<table><thead><tr><th>field</t
 
 function operation(method: string, path: string, op: Json): string {
   const params = (op.parameters ?? []) as Json[];
-  const body = op.requestBody?.content?.['application/json']?.schema ?? op['x-request-body'];
+  const body = op.requestBody?.content?.['application/json']?.schema;
   const responses = Object.entries<Json>(op.responses ?? {});
   const anchor = op.operationId ?? `${method}-${path}`;
   return `<section class="op" id="${esc(anchor)}">
 <h3><span class="m m-${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h3>
 <p>${prose(op.summary)}</p>${op.description ? `<p>${prose(op.description)}</p>` : ''}
-${op.security ? `<p class="sec">Auth: ${esc(op.security.map((s: Json) => Object.keys(s).join(' + ')).join(' or '))}</p>` : ''}
+${op.security ? `<p class="sec">Auth: ${op.security.length ? esc(op.security.map((s: Json) => Object.keys(s).join(' + ')).join(' or ')) : 'none'}</p>` : ''}
 ${params.length ? `<h4>Parameters</h4><table><thead><tr><th>name</th><th>in</th><th>type</th><th>notes</th></tr></thead><tbody>${params
     .map((p) => `<tr><td><code>${esc(p.name)}</code>${p.required ? '' : ' <small>optional</small>'}</td><td>${esc(p.in)}</td><td>${esc(typeOf(p.schema))}</td><td>${prose(p.description ?? p.schema?.description ?? '')}</td></tr>`)
     .join('')}</tbody></table>` : ''}
@@ -66,7 +67,9 @@ ${responses
 </section>`;
 }
 
-export function renderReference(doc: Json): string {
+export function renderReference(named: Json): string {
+  // Every `$ref` replaced by what it names: each operation shows its fields in place.
+  const doc = dereference(named);
   const ops: string[] = [];
   const toc: string[] = [];
   for (const [path, methods] of Object.entries<Json>(doc.paths ?? {})) {

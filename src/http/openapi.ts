@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import Type from 'typebox';
+import { documentedRouteSchema, finishDocument } from './openapiComponents.js';
 import { CallbackEvent } from './schemas/gateway.js';
 
 export const GATEWAY_SECURITY = [{ GateKey: [], GateTs: [], GateNonce: [], GateSign: [] }];
@@ -28,19 +28,28 @@ of one event carries the same \`X-Gate-Event-Id\`: drop repeats and answer \`200
 
 const header = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
 
-/** The OpenAPI 3.1 document, generated from the route schemas; served at /openapi.json and rendered at /docs. */
+/**
+ * The OpenAPI 3.1 document, generated from the route schemas; served at /openapi.json and rendered
+ * at /docs. `transform` documents the bodies routes check themselves (`x-request-body`),
+ * `transformObject` names the schemas and completes the responses (openapiComponents.ts); both
+ * work on the document only, never on the schemas Fastify validates and serialises with.
+ */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
+    transform: ({ schema, url }: { schema: Record<string, unknown> | undefined; url: string }) => ({ schema: documentedRouteSchema(schema), url }),
+    transformObject: ({ openapiObject }: { openapiObject: Record<string, unknown> }) => finishDocument(openapiObject),
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Paygate API',
         version,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Signed merchant API (`/gw/v1`), payment page data (`/api/pay`), operator API (`/admin/v1`) and provider connector (`/providers/v1`). ' +
           'Every answer is an envelope: `{"status":"ok","result":…,"traceId":…}` or `{"status":"error","fault":{"code":…,"detail":…},"traceId":…}`; ' +
-          'the trace id is also in the `X-Trace-Id` header. Money is a decimal string: order amounts 2 places, USD amounts and rates 8, commission rate 4. ' +
-          'A `429` has an empty body and a `Retry-After` header in seconds.\n\n' +
+          'the trace id is also in the `X-Trace-Id` header of every answer. Money is a decimal string: order amounts 2 places, USD amounts and rates 8, commission rate 4. ' +
+          'A `429` has an empty body and a `Retry-After` header in seconds. Bodies are `application/json` (anything else is `415`), at most 64 KiB (`413`), and closed: an unknown field is `400 VALIDATION_ERROR`. ' +
+          'Every operation may answer `503 SERVICE_UNAVAILABLE` (retry with back-off) and `500 INTERNAL_ERROR`.\n\n' +
           SIGNING,
       },
       servers: [{ url: '/', description: 'this Paygate' }],
@@ -72,6 +81,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
             summary: 'Order state change (callback)',
             description: CALLBACK_SIGNING,
             operationId: 'orderEventCallback',
+            // The receiver authenticates the call by the signature headers below, not by a scheme of ours.
+            security: [],
             parameters: [
               { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', const: 'Paygate/1.0 Callback' } },
               { name: 'X-Gate-Ts', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Unix seconds of this attempt' },
@@ -80,7 +91,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
             ],
             requestBody: {
               required: true,
-              content: { 'application/json; charset=utf-8': { schema: Type.Object(CallbackEvent.properties, { description: 'no fee or credited amount: read them with GET /gw/v1/orders/{id}' }) } },
+              content: { 'application/json; charset=utf-8': { schema: CallbackEvent } },
             },
             responses: {
               '200': { description: 'delivered (exactly 200)' },

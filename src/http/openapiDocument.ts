@@ -9,6 +9,7 @@ import { createRateLimits } from '../services/rateLimits.js';
 import type { Db } from '../store/db.js';
 import { buildApp } from './app.js';
 import { parseAllowlist } from '../callbacks/urlGuard.js';
+import { dereference } from './openapiComponents.js';
 
 type Json = Record<string, any>;
 
@@ -42,7 +43,8 @@ function typeOf(s: Json | undefined): string {
   if (s.const !== undefined) return `"${s.const}"`;
   if (s.enum) return s.enum.map((v: unknown) => (v === null ? 'null' : `"${v}"`)).join(' \\| ');
   if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
-  return ([] as string[]).concat(s.type ?? 'any').map((x) => (x === 'array' ? `array of ${typeOf(s.items) || 'any'}` : x)).join(' \\| ');
+  const type = ([] as string[]).concat(s.type ?? 'any').map((x) => (x === 'array' ? `array of ${typeOf(s.items) || 'any'}` : x)).join(' \\| ');
+  return s.format ? `${type} (${s.format})` : type;
 }
 
 function fieldRows(s: Json | undefined, prefix = '', out: string[] = []): string[] {
@@ -62,7 +64,9 @@ function fieldRows(s: Json | undefined, prefix = '', out: string[] = []): string
 const table = (rows: string[]) => (rows.length ? ['| field | type | notes |', '|---|---|---|', ...rows, ''] : []);
 
 /** The same document as Markdown, committed under docs/ so the reference reads without a running server. */
-export function renderMarkdownReference(doc: Json): string {
+export function renderMarkdownReference(named: Json): string {
+  // Every `$ref` replaced by what it names: the reference shows each operation's fields in place.
+  const doc = dereference(named);
   const out: string[] = [
     `# ${doc.info.title} reference (${doc.info.version})`,
     '',
@@ -75,14 +79,14 @@ export function renderMarkdownReference(doc: Json): string {
     for (const [method, op] of Object.entries<Json>(methods)) {
       out.push(`## ${method.toUpperCase()} ${path}`, '', op.summary, '');
       if (op.description) out.push(op.description, '');
-      if (op.security) out.push(`Auth: ${op.security.map((s: Json) => Object.keys(s).join(' + ')).join(' or ')}`, '');
+      if (op.security) out.push(`Auth: ${op.security.length ? op.security.map((s: Json) => Object.keys(s).join(' + ')).join(' or ') : 'none'}`, '');
       const params = (op.parameters ?? []) as Json[];
       if (params.length) {
         out.push('| parameter | in | type | notes |', '|---|---|---|---|');
         for (const p of params) out.push(`| ${code(p.name)}${p.required ? '' : ' (optional)'} | ${p.in} | ${typeOf(p.schema)} | ${String(p.description ?? p.schema?.description ?? '').replace(/\|/g, '\\|')} |`);
         out.push('');
       }
-      const body = op.requestBody?.content?.['application/json']?.schema ?? op['x-request-body'];
+      const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) out.push('Request body:', '', ...table(fieldRows(body)));
       for (const [status, r] of Object.entries<Json>(op.responses)) {
         out.push(`- **${status}** ${r.description}`);

@@ -6,6 +6,7 @@ import type {
   CreateAppealRequest,
   CreatedOrder,
   CreateOrderRequest,
+  ErrorCode,
   EventsPage,
   FeedEvent,
   Methods,
@@ -14,6 +15,7 @@ import type {
   Paygate,
   Rates,
 } from '@paygate/sdk';
+import type { components, operations } from '../../packages/sdk/src/generated/openapi.js';
 
 // The SDK's types come from the generated OpenAPI types; these checks run in `tsc --noEmit` (and
 // vitest), so a generator or document change that would silently turn them into `never` or drop a
@@ -55,5 +57,23 @@ describe('SDK wire types from the OpenAPI document', () => {
     expectTypeOf<Paygate['orders']['get']>().returns.resolves.toEqualTypeOf<Order>();
     expectTypeOf<Paygate['appeals']['get']>().returns.resolves.toEqualTypeOf<Appeal>();
     expectTypeOf<Paygate['balance']>().returns.resolves.toEqualTypeOf<Balance>();
+  });
+
+  it('are the named schemas of the document, so other generated clients share the names', () => {
+    type Schemas = components['schemas'];
+    expectTypeOf<Order>().toEqualTypeOf<Schemas['Order']>();
+    expectTypeOf<CreatedOrder>().toEqualTypeOf<Schemas['OrderCreated']>();
+    expectTypeOf<Appeal>().toEqualTypeOf<Schemas['Appeal']>();
+    expectTypeOf<Balance>().toEqualTypeOf<Schemas['Balance']>();
+    expectTypeOf<FeedEvent>().toEqualTypeOf<Schemas['Event']>();
+    expectTypeOf<CreateOrderRequest>().toEqualTypeOf<Schemas['CreateOrderRequest']>();
+    expectTypeOf<Schemas['ErrorEnvelope']['fault']['code']>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<'ORDER_NOT_FOUND'>().toExtend<ErrorCode>();
+    expectTypeOf<'NOT_A_CODE'>().not.toExtend<ErrorCode>();
+    // An error answer narrows the code to the ones its status can carry.
+    type Conflict = operations['createOrder']['responses'][409]['content']['application/json'];
+    expectTypeOf<Conflict['fault']['code']>().toEqualTypeOf<'REPLAY_DETECTED' | 'ORDER_REF_CONFLICT'>();
+    // Every key of the payment object is there, whichever detail the rail fills.
+    expectTypeOf<Order['payment']['card']>().toEqualTypeOf<string | null>();
   });
 });

@@ -8,7 +8,7 @@
  * Money is a decimal string everywhere (order amounts 2 places, USD amounts and rates 8,
  * commission rate 4): never parse it into a JS number for arithmetic.
  */
-import type { operations } from './generated/openapi.js';
+import type { components, operations } from './generated/openapi.js';
 
 type JsonOf<T> = T extends { content: infer C } ? C[keyof C] : never;
 /** The `result` of an operation's success answer. */
@@ -50,6 +50,8 @@ export type AppealStatus = Appeal['status'];
 export type EventKind = CallbackEvent['event'];
 export type DeliveryState = FeedEvent['delivery']['state'];
 export type Operator = NonNullable<CreateOrderRequest['operator']>;
+/** Every `fault.code` the gateway answers (the document's `ErrorCode`); `PaygateError.code` is one of these or one of the SDK's own. */
+export type ErrorCode = components['schemas']['ErrorCode'];
 
 /** Query of `events()` / `eventsPage()`. */
 export interface EventsQuery {

@@ -114,7 +114,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
     admin.patch(
       '/desks/:id',
-      { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: Type.Object({ ...A.PatchDeskBody.properties, method: Type.Optional(Type.Unsafe<never>({ not: {}, 'x-message': 'a cash desk keeps its method for life' })) }), ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) },
+      { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: A.PatchDeskBody, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) },
       async (req, reply) => {
         const { method: _method, ...b } = req.body;
         return sendOk(req, reply, await act(req, 'desk.update', req.params.id, (c) => op.patchDesk(c, req.params.id, { ...b, rails: b.rails && dedupe(b.rails), currencies: b.currencies && dedupe(b.currencies) })));
@@ -166,16 +166,16 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/orders/:id', { schema: doc({ id: 'getOperatorOrder', summary: 'An order with desk, merchant and provider', params: orderId, ok: A.OperatorOrder, errors: ['ORDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await getOperatorOrder(ctx, req.params.id)),
     );
-    admin.post('/orders/:id/simulate-payment', { schema: doc({ id: 'simulatePayment', summary: 'Sandbox order: Created → Completed, credited', params: orderId, ok: A.OperatorOrder.properties ? Type.Object(A.Reversal.properties.order.properties) : A.OperatorOrder, errors: orderErrors }) }, async (req, reply) =>
+    admin.post('/orders/:id/simulate-payment', { schema: doc({ id: 'simulatePayment', summary: 'Sandbox order: Created → Completed, credited', params: orderId, ok: A.OrderView, errors: orderErrors }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'order.simulatePayment', req.params.id, (c) => actions.simulatePayment(c, {}, req.params.id))),
     );
-    admin.post('/orders/:id/report-payment', { schema: doc({ id: 'reportPayment', summary: 'Live order: Created → Payed', params: orderId, body: A.ReportPaymentBody, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+    admin.post('/orders/:id/report-payment', { schema: doc({ id: 'reportPayment', summary: 'Live order: Created → Payed', params: orderId, body: A.ReportPaymentBody, ok: A.OrderView, errors: orderErrors }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'order.reportPayment', req.params.id, (c) => actions.reportPayment(c, req.params.id, req.body.payerReference ?? null))),
     );
-    admin.post('/orders/:id/confirm', { schema: doc({ id: 'confirmPayment', summary: 'Payed, Created, Canceled (reconciliation) or Dispute → Completed', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+    admin.post('/orders/:id/confirm', { schema: doc({ id: 'confirmPayment', summary: 'Payed, Created, Canceled (reconciliation) or Dispute → Completed', params: orderId, ok: A.OrderView, errors: orderErrors }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'order.confirm', req.params.id, (c) => actions.confirmPayment(c, req.params.id))),
     );
-    admin.post('/orders/:id/reject', { schema: doc({ id: 'rejectOrder', summary: 'Provider rejected: Created or Payed → Canceled', params: orderId, ok: Type.Object(A.Reversal.properties.order.properties), errors: orderErrors }) }, async (req, reply) =>
+    admin.post('/orders/:id/reject', { schema: doc({ id: 'rejectOrder', summary: 'Provider rejected: Created or Payed → Canceled', params: orderId, ok: A.OrderView, errors: orderErrors }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'order.reject', req.params.id, (c) => actions.rejectOrder(c, req.params.id))),
     );
     admin.post('/orders/:id/reverse', { schema: doc({ id: 'reverseOrder', summary: 'Reverse what the order still has on the balance', params: orderId, body: A.ReverseBody, ok: A.Reversal, errors: ['ORDER_NOT_FOUND', 'NOTHING_TO_REVERSE'] }) }, async (req, reply) =>

@@ -20,12 +20,13 @@ export function payRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       {
         schema: routeSchema({
           tags: ['payment page'],
+          security: [],
           operationId: 'getPayPage',
           summary: 'Payment page data',
           description: 'Limited to 100 requests per 10 s per client IP, 10 queued. A closed order shows no payment details.',
           params: IdParam('`ord_` id'),
           ok: { status: 200, result: PayPage, description: 'what the customer needs to pay' },
-          errors: ['ORDER_NOT_FOUND'],
+          errors: ['VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
           extra: TOO_MANY,
         }),
       },
@@ -41,6 +42,7 @@ export function payRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       {
         schema: routeSchema({
           tags: ['payment page'],
+          security: [],
           operationId: 'reportPayerReference',
           summary: 'The customer reports the UTR of a Upi payment',
           description: 'On open orders with rail Upi; the latest report wins. Limited to 10 per minute per client IP.',

@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { METHODS } from '../../domain/catalogue.js';
 import { APPEAL_STATUSES } from '../../domain/appealGuard.js';
-import { Amount2, CurrencyCode, DecimalInput, Nullable, Percent4, Timestamp, Usd8 } from './common.js';
-import { Appeal, OrderGetFields, ORDER_STATUSES } from './gateway.js';
+import { Amount2, BoundedDecimalInput, CurrencyCode, DecimalInput, docOnly, Nullable, Percent4, Timestamp, UrlString, Usd8 } from './common.js';
+import { Appeal, Balance, Order, OrderGetFields, OrderStatus, Settlement } from './gateway.js';
 
 const str = (description: string) => Type.String({ description });
 const nstr = (description: string) => Nullable(Type.String({ description }));
@@ -12,44 +12,59 @@ export const MERCHANT_STATUSES = ['UnderReview', 'Active', 'Blocked'] as const;
 
 // ---- merchants
 
-export const CreateMerchantBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  sandbox: opt(Type.Boolean({ description: 'the sandbox provider serves the account until approval; default true' })),
-});
-export const PatchMerchantBody = Type.Object({
-  sandbox: opt(Type.Boolean()),
-  name: opt(Type.String({ minLength: 1, maxLength: 200 })),
-});
-export const BlockBody = Type.Object({ reason: opt(Nullable(Type.String({ maxLength: 500 }))) });
+export const CreateMerchantBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    sandbox: opt(Type.Boolean({ description: 'the sandbox provider serves the account until approval; default true' })),
+  },
+  { title: 'CreateMerchantRequest' },
+);
+export const PatchMerchantBody = Type.Object(
+  {
+    sandbox: opt(Type.Boolean()),
+    name: opt(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { title: 'PatchMerchantRequest' },
+);
+export const BlockBody = Type.Object({ reason: opt(Nullable(Type.String({ maxLength: 500 }))) }, { title: 'BlockMerchantRequest' });
 
 const merchantFields = {
   id: str('`mer_` id'),
   name: Type.String(),
-  status: Type.Unsafe<string>({ type: 'string', enum: [...MERCHANT_STATUSES] }),
+  status: Type.Unsafe<string>({ type: 'string', enum: [...MERCHANT_STATUSES], title: 'MerchantStatus' }),
   sandbox: Type.Boolean(),
   blockReason: nstr('why the account is blocked'),
   createdAt: Timestamp,
 };
-export const Merchant = Type.Object(merchantFields);
-export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: Type.Object({ currency: Type.Literal('USD'), available: Usd8 }) });
+export const Merchant = Type.Object(merchantFields, { title: 'Merchant' });
+export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: Balance }, { title: 'MerchantWithBalance' });
 
 // ---- tariffs
 
-export const TariffBand = Type.Object({
-  fromUsd: DecimalInput(8),
-  toUsd: Nullable(DecimalInput(8)),
-  ratePercent: DecimalInput(4),
-});
-export const CreateTariffBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  bands: Type.Array(TariffBand, { minItems: 1, description: 'fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound' }),
-});
-export const Tariff = Type.Object({
-  id: str('`trf_` id'),
-  name: Type.String(),
-  bands: Type.Array(Type.Object({ fromUsd: Usd8, toUsd: Nullable(Usd8), ratePercent: Percent4 })),
-  createdAt: Timestamp,
-});
+export const TariffBand = Type.Object(
+  {
+    fromUsd: DecimalInput(8),
+    toUsd: Nullable(DecimalInput(8)),
+    ratePercent: BoundedDecimalInput(4, 'fee in percent of the USD amount', 'percent'),
+  },
+  { title: 'TariffBandInput' },
+);
+export const CreateTariffBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    bands: Type.Array(TariffBand, { minItems: 1, description: 'fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound; bands must not overlap' }),
+  },
+  { title: 'CreateTariffRequest' },
+);
+export const Tariff = Type.Object(
+  {
+    id: str('`trf_` id'),
+    name: Type.String(),
+    bands: Type.Array(Type.Object({ fromUsd: Usd8, toUsd: Nullable(Usd8), ratePercent: Percent4 }, { title: 'TariffBand' })),
+    createdAt: Timestamp,
+  },
+  { title: 'Tariff' },
+);
 
 // ---- desks
 
@@ -58,19 +73,26 @@ const deskInputFields = {
   currencies: opt(Type.Array(Type.String(), { description: 'ISO 4217 codes allowed on the desk' })),
   minUsd: opt(DecimalInput(8, 'USD; "0" = unbounded')),
   maxUsd: opt(DecimalInput(8, 'USD; "0" = unbounded')),
-  callbackUrl: opt(Nullable(Type.String({ maxLength: 2048 }))),
+  callbackUrl: opt(Nullable(UrlString({ maxLength: 2048, description: 'an absolute http(s) URL to a public host, else `INVALID_CALLBACK_URL`' }))),
   callbacksEnabled: opt(Type.Boolean()),
   tariffId: opt(Nullable(Type.String({ maxLength: 64 }))),
 };
-export const CreateDeskBody = Type.Object({
-  method: Type.Unsafe<string>({ type: 'string', enum: [...METHODS], description: 'bound for the desk\'s whole life', 'x-message': 'must be one of the payment methods' }),
-  ...deskInputFields,
-});
-export const PatchDeskBody = Type.Object({
-  enabled: opt(Type.Boolean()),
-  ...deskInputFields,
-});
-export const StopDeskBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) });
+export const CreateDeskBody = Type.Object(
+  {
+    method: Type.Unsafe<string>({ type: 'string', enum: [...METHODS], description: 'bound for the desk\'s whole life', 'x-message': 'must be one of the payment methods' }),
+    ...deskInputFields,
+  },
+  { title: 'CreateDeskRequest' },
+);
+export const PatchDeskBody = Type.Object(
+  {
+    enabled: opt(Type.Boolean()),
+    ...deskInputFields,
+    method: opt(Type.Unsafe<never>({ not: {}, description: 'refused: a cash desk keeps its method for life', 'x-message': 'a cash desk keeps its method for life' })),
+  },
+  { title: 'PatchDeskRequest' },
+);
+export const StopDeskBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { title: 'StopDeskRequest' });
 
 const deskFields = {
   id: str('`dsk_` id'),
@@ -81,134 +103,184 @@ const deskFields = {
   currencies: Type.Array(Type.String()),
   minUsd: Usd8,
   maxUsd: Usd8,
-  callbackUrl: Nullable(Type.String()),
+  callbackUrl: Nullable(UrlString()),
   callbacksEnabled: Type.Boolean(),
   tariffId: Nullable(Type.String()),
   enabled: Type.Boolean(),
   stopReason: nstr('the platform\'s stop reason'),
   createdAt: Timestamp,
 };
-export const Desk = Type.Object(deskFields);
-export const DeskWithSecret = Type.Object({ ...deskFields, secret: str('shown in this response only') });
-export const Secret = Type.Object({ secret: str('the new secret, shown once; the old one fails at once') });
+export const Desk = Type.Object(deskFields, { title: 'Desk' });
+export const DeskWithSecret = Type.Object({ ...deskFields, secret: str('shown in this response only') }, { title: 'DeskWithSecret' });
+export const Secret = Type.Object({ secret: str('the new secret, shown once; the old one fails at once') }, { title: 'DeskSecret' });
 
 // ---- currencies and rates
 
 export const CodeParam = Type.Object({ code: Type.String({ description: 'ISO 4217 code' }) });
-export const PutCurrencyBody = Type.Object({ enabled: opt(Type.Boolean()), spreadPercent: opt(DecimalInput(4)) });
-export const Currency = Type.Object({ code: CurrencyCode, enabled: Type.Boolean(), spreadPercent: Percent4, updatedAt: Timestamp });
-export const PutRateBody = Type.Object({ rate: DecimalInput(8, 'market units per USD, before spread') });
-export const RateView = Type.Object({
-  code: CurrencyCode,
-  rate: Nullable(Usd8),
-  manualRate: Nullable(Usd8),
-  manualSetAt: Nullable(Timestamp),
-  marketRate: Nullable(Usd8),
-  marketSource: Nullable(Type.String()),
-  marketFetchedAt: Nullable(Timestamp),
-  flag: nstr('a refused market jump: the last good rate is kept'),
-});
+export const PutCurrencyBody = Type.Object(
+  { enabled: opt(Type.Boolean()), spreadPercent: opt(BoundedDecimalInput(4, 'spread in percent, added to the market rate', 'percent')) },
+  { title: 'PutCurrencyRequest' },
+);
+export const Currency = Type.Object({ code: CurrencyCode, enabled: Type.Boolean(), spreadPercent: Percent4, updatedAt: Timestamp }, { title: 'Currency' });
+export const PutRateBody = Type.Object({ rate: BoundedDecimalInput(8, 'market units per USD, before spread', 'positive') }, { title: 'PutRateRequest' });
+export const RateView = Type.Object(
+  {
+    code: CurrencyCode,
+    rate: Nullable(Usd8),
+    manualRate: Nullable(Usd8),
+    manualSetAt: Nullable(Timestamp),
+    marketRate: Nullable(Usd8),
+    marketSource: Nullable(Type.String()),
+    marketFetchedAt: Nullable(Timestamp),
+    flag: nstr('a refused market jump: the last good rate is kept'),
+  },
+  { title: 'RateView' },
+);
 
 // ---- providers
 
-export const Capability = Type.Object({
-  method: Type.Unsafe<string>({ type: 'string', enum: [...METHODS], 'x-message': 'must be one of the payment methods' }),
-  rail: opt(Nullable(Type.String({ description: 'null for methods without rails' }))),
-  currency: Type.String(),
-  min: opt(Type.String({ description: 'customer currency; "0" = unbounded' })),
-  max: opt(Type.String({ description: 'customer currency; "0" = unbounded' })),
-});
-export const CreateProviderBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  kind: Type.Unsafe<string>({ type: 'string', enum: ['pool', 'http'], 'x-message': 'must be pool or http (the sandbox is built in)' }),
-  priority: opt(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower is tried first; default 100' })),
-  capabilities: Type.Array(Capability, { minItems: 1 }),
-  requisites: opt(Type.Array(Type.Record(Type.String(), Nullable(Type.String())), { description: 'pool: payment details handed out in turn' })),
-  baseUrl: opt(Nullable(Type.String({ maxLength: 2048, description: 'http: the provider\'s base URL' }))),
-  key: opt(Nullable(Type.String({ maxLength: 256 }))),
-  secret: opt(Nullable(Type.String({ maxLength: 512 }))),
-});
-export const Provider = Type.Object({
-  id: str('`prv_` id'),
-  name: Type.String(),
-  kind: Type.Unsafe<string>({ type: 'string', enum: ['sandbox', 'pool', 'http'] }),
-  priority: Type.Integer(),
-  paused: Type.Boolean(),
-  pauseReasons: Type.Array(Type.String()),
-  pauseReason: nstr('`appeals` or `manual`'),
-  circuits: Type.Array(Type.Object({ method: Type.String(), rail: Nullable(Type.String()), state: Type.Unsafe<string>({ type: 'string', enum: ['closed', 'open', 'half-open'] }) })),
-  openAppeals: Type.Integer(),
-  capabilities: Type.Unsafe<unknown>({
-    anyOf: [{ type: 'string', const: 'all' }, { type: 'array', items: { type: 'object', properties: { method: { type: 'string' }, rail: { type: ['string', 'null'] }, currency: { type: 'string' }, min: { type: 'string' }, max: { type: 'string' } } } }],
-  }),
-  baseUrl: Nullable(Type.String()),
-  createdAt: Timestamp,
-});
+export const Capability = Type.Object(
+  {
+    method: Type.Unsafe<string>({ type: 'string', enum: [...METHODS], 'x-message': 'must be one of the payment methods' }),
+    rail: opt(Nullable(Type.String({ description: 'null for methods without rails' }))),
+    currency: Type.String(),
+    min: opt(Type.String({ description: 'customer currency; "0" = unbounded' })),
+    max: opt(Type.String({ description: 'customer currency; "0" = unbounded' })),
+  },
+  { title: 'CapabilityInput' },
+);
+export const CreateProviderBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    kind: Type.Unsafe<string>({ type: 'string', enum: ['pool', 'http'], 'x-message': 'must be pool or http (the sandbox is built in)' }),
+    priority: opt(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower is tried first; default 100' })),
+    capabilities: Type.Array(Capability, { minItems: 1 }),
+    requisites: opt(Type.Array(Type.Record(Type.String(), Nullable(Type.String())), { description: 'pool: payment details handed out in turn' })),
+    baseUrl: opt(Nullable(UrlString({ maxLength: 2048, description: 'http: the provider\'s base URL (absolute http(s))' }))),
+    key: opt(Nullable(Type.String({ maxLength: 256 }))),
+    secret: opt(Nullable(Type.String({ maxLength: 512 }))),
+  },
+  { title: 'CreateProviderRequest' },
+);
+export const Provider = Type.Object(
+  {
+    id: str('`prv_` id'),
+    name: Type.String(),
+    kind: Type.Unsafe<string>({ type: 'string', enum: ['sandbox', 'pool', 'http'], title: 'ProviderKind' }),
+    priority: Type.Integer(),
+    paused: Type.Boolean(),
+    pauseReasons: Type.Array(Type.String()),
+    pauseReason: nstr('`appeals` or `manual`'),
+    circuits: Type.Array(
+      Type.Object(
+        { method: Type.String(), rail: Nullable(Type.String()), state: Type.Unsafe<string>({ type: 'string', enum: ['closed', 'open', 'half-open'], title: 'CircuitState' }) },
+        { title: 'Circuit' },
+      ),
+    ),
+    openAppeals: Type.Integer(),
+    capabilities: Type.Unsafe<unknown>({
+      description: '`all` for the built-in sandbox',
+      anyOf: [
+        { type: 'string', const: 'all' },
+        {
+          type: 'array',
+          items: { type: 'object', title: 'Capability', properties: { method: { type: 'string' }, rail: { type: ['string', 'null'] }, currency: { type: 'string' }, min: { type: 'string' }, max: { type: 'string' } } },
+        },
+      ],
+    }),
+    baseUrl: Nullable(UrlString()),
+    createdAt: Timestamp,
+  },
+  { title: 'Provider' },
+);
 
 // ---- orders
 
-export const OperatorOrder = Type.Object({
-  ...OrderGetFields,
-  deskId: Type.String(),
-  merchantId: Type.String(),
-  providerId: Nullable(Type.String()),
-  sandbox: Type.Boolean(),
-});
-export const ReportPaymentBody = Type.Object({ payerReference: opt(Nullable(Type.String({ maxLength: 255 }))) });
-export const ReverseBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) });
-export const Reversal = Type.Object({
-  order: Type.Object(OrderGetFields),
-  reversal: Type.Object({ amount: Usd8, currency: Type.Literal('USD'), reason: Type.String() }),
-});
-export const Resent = Type.Object({ eventId: Type.String(), event: Type.String(), orderId: Type.String(), status: Type.String() });
-export const Attempt = Type.Object({
-  eventId: Type.String(),
-  event: Type.String(),
-  attempt: Type.Integer(),
-  outcome: Type.Unsafe<string>({ type: 'string', enum: ['delivered', 'retry', 'rejected', 'failed', 'suppressed', 'interrupted'] }),
-  httpCode: Nullable(Type.Integer()),
-  response: nstr('first 300 characters of the answer'),
-  error: nstr('why there was no answer'),
-  at: Timestamp,
-});
+export const OperatorOrder = Type.Object(
+  {
+    ...OrderGetFields,
+    deskId: Type.String(),
+    merchantId: Type.String(),
+    providerId: Nullable(Type.String()),
+    sandbox: Type.Boolean(),
+  },
+  { title: 'OperatorOrder' },
+);
+/** The order after an operator's action: the gateway's Order fields. */
+export const OrderView = Order;
+export const ReportPaymentBody = Type.Object({ payerReference: opt(Nullable(Type.String({ maxLength: 255 }))) }, { title: 'ReportPaymentRequest' });
+export const ReverseBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { title: 'ReverseOrderRequest' });
+export const Reversal = Type.Object(
+  {
+    order: Order,
+    reversal: Type.Object({ amount: Usd8, currency: Type.Literal('USD'), reason: Type.String() }),
+  },
+  { title: 'Reversal' },
+);
+export const Resent = Type.Object({ eventId: Type.String(), event: Type.String(), orderId: Type.String(), status: Type.String() }, { title: 'ResentEvent' });
+export const Attempt = Type.Object(
+  {
+    eventId: Type.String(),
+    event: Type.String(),
+    attempt: Type.Integer(),
+    outcome: Type.Unsafe<string>({ type: 'string', enum: ['delivered', 'retry', 'rejected', 'failed', 'suppressed', 'interrupted'], title: 'AttemptOutcome' }),
+    httpCode: Nullable(Type.Integer()),
+    response: nstr('first 300 characters of the answer'),
+    error: nstr('why there was no answer'),
+    at: Timestamp,
+  },
+  { title: 'Attempt' },
+);
 
 // ---- appeals
 
-export const CommentBody = Type.Object({ comment: opt(Nullable(Type.String({ maxLength: 2000 }))) });
-export const ReviewAppeal = Type.Object({
-  ...Appeal.properties,
-  deskId: Type.String(),
-  merchantId: Type.String(),
-  providerId: Nullable(Type.String()),
-  overdue: Type.Boolean({ description: 'open and past slaDueAt' }),
-  order: Type.Object({
-    id: Type.String(),
-    orderRef: Nullable(Type.String()),
-    status: Type.String(),
-    amount: Amount2,
-    currency: CurrencyCode,
-    settled: Type.Object({ amount: Usd8, currency: Type.Literal('USD'), rate: Usd8 }),
-  }),
-});
+export const CommentBody = Type.Object({ comment: opt(Nullable(Type.String({ maxLength: 2000 }))) }, { title: 'AppealDecisionRequest' });
+export const ReviewAppeal = Type.Object(
+  {
+    ...Appeal.properties,
+    deskId: Type.String(),
+    merchantId: Type.String(),
+    providerId: Nullable(Type.String()),
+    overdue: Type.Boolean({ description: 'open and past slaDueAt' }),
+    order: Type.Object(
+      {
+        id: Type.String(),
+        orderRef: Nullable(Type.String()),
+        status: Type.String(),
+        amount: Amount2,
+        currency: CurrencyCode,
+        settled: Settlement,
+      },
+      { title: 'ReviewAppealOrder' },
+    ),
+  },
+  { title: 'ReviewAppeal' },
+);
 
 // ---- turnover caps
 
-export const CreateLimitBody = Type.Object({
-  scope: Type.Unsafe<string>({ type: 'string', enum: ['desk', 'merchant', 'provider', 'platform'], 'x-message': 'must be desk, merchant, provider or platform' }),
-  scopeId: opt(Nullable(Type.String({ maxLength: 64 }))),
-  window: Type.Unsafe<string>({ type: 'string', enum: ['hour', 'day', 'month'], 'x-message': 'must be hour, day or month' }),
-  capUsd: Type.Unsafe<string>({ type: 'string', pattern: '^\\d{1,16}(\\.\\d{1,8})?$', 'x-message': 'must be a decimal string' }),
-  notifyOnly: opt(Type.Boolean()),
-});
-export const Limit = Type.Object({
-  id: str('`lim_` id'),
-  scope: Type.String(),
-  scopeId: Nullable(Type.String()),
-  window: Type.String(),
-  capUsd: Usd8,
-  notifyOnly: Type.Boolean(),
-});
-export const Notification = Type.Object({ id: Type.Integer(), kind: Type.String(), detail: Type.String(), at: Type.String() });
+export const CreateLimitBody = Type.Object(
+  {
+    scope: Type.Unsafe<string>({ type: 'string', enum: ['desk', 'merchant', 'provider', 'platform'], 'x-message': 'must be desk, merchant, provider or platform' }),
+    scopeId: opt(Nullable(Type.String({ maxLength: 64 }))),
+    window: Type.Unsafe<string>({ type: 'string', enum: ['hour', 'day', 'month'], 'x-message': 'must be hour, day or month' }),
+    capUsd: Type.Unsafe<string>({ type: 'string', pattern: '^\\d{1,16}(\\.\\d{1,8})?$', 'x-message': 'must be a decimal string' }),
+    notifyOnly: opt(Type.Boolean()),
+  },
+  { title: 'CreateTurnoverLimitRequest' },
+);
+export const Limit = Type.Object(
+  {
+    id: str('`lim_` id'),
+    scope: Type.String(),
+    scopeId: Nullable(Type.String()),
+    window: Type.String(),
+    capUsd: Usd8,
+    notifyOnly: Type.Boolean(),
+  },
+  { title: 'TurnoverLimit' },
+);
+export const Notification = Type.Object({ id: Type.Integer(), kind: Type.String(), detail: Type.String(), at: Type.String({ description: 'ISO 8601 UTC with milliseconds', ...docOnly({ format: 'date-time' }) }) }, { title: 'Notification' });
 
 // ---- lists
 
@@ -218,7 +290,7 @@ const before = Type.String({ description: 'the `next` of the previous page' });
 export const ListMerchantsQuery = Type.Object({ status: opt(Type.Unsafe<string>({ type: 'string', enum: [...MERCHANT_STATUSES] })), before: opt(before), limit: opt(limitQ) });
 export const ListDesksQuery = Type.Object({ merchantId: opt(Type.String()), before: opt(before), limit: opt(limitQ) });
 export const ListOrdersQuery = Type.Object({
-  status: opt(Type.Unsafe<string>({ type: 'string', enum: [...ORDER_STATUSES] })),
+  status: opt(OrderStatus),
   merchantId: opt(Type.String()),
   deskId: opt(Type.String()),
   providerId: opt(Type.String()),
@@ -235,34 +307,64 @@ export const ListAppealsQuery = Type.Object({
   limit: opt(limitQ),
 });
 
+/** A page of a list, named after its item: `MerchantWithBalancePage`, `DeskPage`, … */
 export const PageOf = <T extends import('typebox').TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), hasMore: Type.Boolean(), next: Nullable(Type.String({ description: 'cursor of the next page' })) });
+  Type.Object(
+    { items: Type.Array(item), hasMore: Type.Boolean(), next: Nullable(Type.String({ description: 'cursor of the next page' })) },
+    { title: `${String((item as { title?: string }).title ?? 'Item')}Page` },
+  );
 
 // ---- accounts, withdrawals, audit
 
-export const CreateOperatorBody = Type.Object({
-  email: Type.String({ maxLength: 320 }),
-  password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
-  role: Type.Unsafe<string>({ type: 'string', enum: ['admin', 'support'], description: '`admin`: everything; `support`: reads, appeals, resend' }),
+/**
+ * An account's email, as the service checks it (accounts.ts `checkCredentials`: the trimmed value
+ * against the same expression), with the same detail `email: must be an email address`; `format:
+ * email` is the document's annotation.
+ */
+const EmailInput = Type.String({
+  maxLength: 320,
+  pattern: '^\\s*[^\\s@]{1,64}@[^\\s@]{1,255}\\.[^\\s@]{2,63}\\s*$',
+  description: 'the sign-in address; surrounding spaces are trimmed',
+  'x-message': 'must be an email address',
+  ...docOnly({ format: 'email' }),
 });
-export const OperatorAccount = Type.Object({ id: str('`opr_` id'), email: Type.String(), role: Type.String(), createdAt: Timestamp });
-export const CreateUserBody = Type.Object({
-  email: Type.String({ maxLength: 320 }),
-  password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
-});
-export const UserAccount = Type.Object({ id: str('`usr_` id'), email: Type.String(), merchantId: Type.String(), createdAt: Timestamp });
-export const WithdrawalBody = Type.Object({
-  amountUsd: DecimalInput(8, 'USD'),
-  reference: Type.String({ minLength: 1, maxLength: 200, description: 'your reference of the payout' }),
-});
-export const Withdrawal = Type.Object({ id: str('`wdr_` id'), merchantId: Type.String(), amountUsd: Usd8, reference: Type.String(), createdAt: Timestamp });
+const Email = Type.String(docOnly({ format: 'email' }));
+
+export const CreateOperatorBody = Type.Object(
+  {
+    email: EmailInput,
+    password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
+    role: Type.Unsafe<string>({ type: 'string', enum: ['admin', 'support'], description: '`admin`: everything; `support`: reads, appeals, resend' }),
+  },
+  { title: 'CreateOperatorRequest' },
+);
+export const OperatorAccount = Type.Object({ id: str('`opr_` id'), email: Email, role: Type.String(), createdAt: Timestamp }, { title: 'OperatorAccount' });
+export const CreateUserBody = Type.Object(
+  {
+    email: EmailInput,
+    password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
+  },
+  { title: 'CreateUserRequest' },
+);
+export const UserAccount = Type.Object({ id: str('`usr_` id'), email: Email, merchantId: Type.String(), createdAt: Timestamp }, { title: 'UserAccount' });
+export const WithdrawalBody = Type.Object(
+  {
+    amountUsd: BoundedDecimalInput(8, 'USD', 'positive'),
+    reference: Type.String({ minLength: 1, maxLength: 200, description: 'your reference of the payout' }),
+  },
+  { title: 'WithdrawalRequest' },
+);
+export const Withdrawal = Type.Object({ id: str('`wdr_` id'), merchantId: Type.String(), amountUsd: Usd8, reference: Type.String(), createdAt: Timestamp }, { title: 'Withdrawal' });
 export const ListAuditQuery = Type.Object({ objectId: opt(Type.String()), before: opt(Type.String({ description: 'the `next` of the previous page' })), limit: opt(limitQ) });
-export const AuditEntry = Type.Object({
-  id: Type.String(),
-  at: Timestamp,
-  actor: str('an operator id, or `token` for the bearer token'),
-  action: Type.String(),
-  objectId: Nullable(Type.String()),
-  outcome: str('`ok`, or the error code the action was refused with'),
-  detail: Nullable(Type.String()),
-});
+export const AuditEntry = Type.Object(
+  {
+    id: Type.String(),
+    at: Timestamp,
+    actor: str('an operator id, or `token` for the bearer token'),
+    action: Type.String(),
+    objectId: Nullable(Type.String()),
+    outcome: str('`ok`, or the error code the action was refused with'),
+    detail: Nullable(Type.String()),
+  },
+  { title: 'AuditEntry' },
+);

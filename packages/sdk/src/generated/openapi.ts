@@ -930,11 +930,1518 @@ export interface webhooks {
     };
 }
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        Appeal: {
+            /** @description `apl_` + 26 characters */
+            id: string;
+            /** @description the order's `ord_` id */
+            orderId: string;
+            /** @description the order's reference */
+            orderRef: string | null;
+            status: components["schemas"]["AppealStatus"];
+            /** @description the order's settlement amount when the appeal was opened */
+            amount: {
+                /**
+                 * @description decimal string, 8 places
+                 * @example 16.34531590
+                 */
+                value: string;
+                /** @enum {string} */
+                currency: "USD";
+            };
+            /** @description as given */
+            reason: string | null;
+            /** @description the reviewer's comment */
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            slaDueAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            resolvedAt: string | null;
+            /** @description as given */
+            evidenceUrl: string | null;
+        };
+        AppealDecisionRequest: {
+            comment?: string | null;
+        };
+        /**
+         * @description `Cancelled` is reserved
+         * @enum {string}
+         */
+        AppealStatus: "Open" | "Accepted" | "Rejected" | "Cancelled";
+        Attempt: {
+            eventId: string;
+            event: string;
+            attempt: number;
+            outcome: components["schemas"]["AttemptOutcome"];
+            httpCode: number | null;
+            /** @description first 300 characters of the answer */
+            response: string | null;
+            /** @description why there was no answer */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            at: string;
+        };
+        /** @enum {string} */
+        AttemptOutcome: "delivered" | "retry" | "rejected" | "failed" | "suppressed" | "interrupted";
+        AuditEntry: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            at: string;
+            /** @description an operator id, or `token` for the bearer token */
+            actor: string;
+            action: string;
+            objectId: string | null;
+            /** @description `ok`, or the error code the action was refused with */
+            outcome: string;
+            detail: string | null;
+        };
+        AuditEntryPage: {
+            items: components["schemas"]["AuditEntry"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        /** @description the merchant's balance, shared by its cash desks */
+        Balance: {
+            /** @enum {string} */
+            currency: "USD";
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            available: string;
+        };
+        BlockMerchantRequest: {
+            reason?: string | null;
+        };
+        /** @description no fee or credited amount: read them with GET /gw/v1/orders/{id} */
+        CallbackEvent: {
+            event: components["schemas"]["EventKind"];
+            /** @description `ord_` id */
+            id: string;
+            /** @description your reference */
+            orderRef: string | null;
+            status: components["schemas"]["OrderStatus"];
+            amount: {
+                /**
+                 * @description decimal string, 2 places
+                 * @example 1500.50
+                 */
+                value: string;
+                /**
+                 * @description ISO 4217 code
+                 * @example RUB
+                 */
+                currency: string;
+            };
+            settled: {
+                /**
+                 * @description decimal string, 8 places
+                 * @example 16.34531590
+                 */
+                value: string;
+                /** @constant */
+                currency: "USD";
+                /**
+                 * @description decimal string, 8 places
+                 * @example 16.34531590
+                 */
+                rate: string;
+            };
+            method: string;
+            /** @description null for methods without rails */
+            rail: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2025-11-21T04:00:00.123Z
+             */
+            occurredAt: string;
+        };
+        /** @description optional: no body cancels without a reason */
+        CancelOrderRequest: {
+            /** @description stored on the order as `cancelReason` */
+            reason?: string | null;
+        };
+        Capability: {
+            method?: string;
+            rail?: string | null;
+            currency?: string;
+            min?: string;
+            max?: string;
+        };
+        CapabilityInput: {
+            /** @enum {string} */
+            method: "Classic" | "WhiteTriangle" | "MobileCommerce" | "CrossBorder" | "BankApp" | "Counterparty" | "NationalQr";
+            /** @description null for methods without rails */
+            rail?: string | null;
+            currency: string;
+            /** @description customer currency; "0" = unbounded */
+            min?: string;
+            /** @description customer currency; "0" = unbounded */
+            max?: string;
+        };
+        Circuit: {
+            method: string;
+            rail: string | null;
+            state: components["schemas"]["CircuitState"];
+        };
+        /** @enum {string} */
+        CircuitState: "closed" | "open" | "half-open";
+        /** @description zero until the order completes */
+        Commission: {
+            /**
+             * @description percent, decimal string, 4 places
+             * @example 2.5000
+             */
+            rate: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD";
+        };
+        CreateDeskRequest: {
+            /**
+             * @description bound for the desk's whole life
+             * @enum {string}
+             */
+            method: "Classic" | "WhiteTriangle" | "MobileCommerce" | "CrossBorder" | "BankApp" | "Counterparty" | "NationalQr";
+            /** @description rails of the method allowed on the desk */
+            rails?: string[];
+            /** @description ISO 4217 codes allowed on the desk */
+            currencies?: string[];
+            /** @description USD; "0" = unbounded */
+            minUsd?: string;
+            /** @description USD; "0" = unbounded */
+            maxUsd?: string;
+            /**
+             * Format: uri
+             * @description an absolute http(s) URL to a public host, else `INVALID_CALLBACK_URL`
+             */
+            callbackUrl?: string | null;
+            callbacksEnabled?: boolean;
+            tariffId?: string | null;
+        };
+        CreateMerchantRequest: {
+            name: string;
+            /** @description the sandbox provider serves the account until approval; default true */
+            sandbox?: boolean;
+        };
+        CreateOperatorRequest: {
+            /**
+             * Format: email
+             * @description the sign-in address; surrounding spaces are trimmed
+             */
+            email: string;
+            /** @description at least 10 characters, not a common password */
+            password: string;
+            /**
+             * @description `admin`: everything; `support`: reads, appeals, resend
+             * @enum {string}
+             */
+            role: "admin" | "support";
+        };
+        /** @description An unknown field is refused (`400 VALIDATION_ERROR` naming it). */
+        CreateOrderRequest: {
+            /**
+             * @description customer amount in `currency`, a JSON number (a string is refused); rounded half-up to 2 decimals, and must stay above zero
+             * @example 1500.5
+             */
+            amount: number;
+            /** @description ISO 4217 code, three upper-case letters; default `RUB` */
+            currency?: string | null;
+            /** @description rail of the desk's method; may be omitted when the desk allows exactly one; absent or null for methods without rails */
+            rail?: string | null;
+            /**
+             * @description always `In` (the default); `Out` answers `PAYOUTS_NOT_SUPPORTED`
+             * @enum {string|null}
+             */
+            direction?: "In" | "Out" | null;
+            /** @description your reference; makes the call idempotent for one hour per desk */
+            orderRef?: string | null;
+            /**
+             * Format: uri
+             * @description callback URL for this order; falls back to the desk's URL; an absolute http(s) URL to a public host, else `INVALID_CALLBACK_URL`
+             */
+            notifyUrl?: string | null;
+            /**
+             * Format: uri
+             * @description where the payment page sends the customer after success (absolute http(s) URL)
+             */
+            successUrl?: string | null;
+            /**
+             * Format: uri
+             * @description where the payment page sends the customer after cancel or expiry (absolute http(s) URL)
+             */
+            failUrl?: string | null;
+            /**
+             * Format: uri
+             * @description back-to-shop link used when the two above are unset (absolute http(s) URL)
+             */
+            backUrl?: string | null;
+            /**
+             * @description mobile operator; required for MobileCommerce rail `Phone`
+             * @enum {string|null}
+             */
+            operator?: "OperatorA" | "OperatorB" | "OperatorC" | "OperatorD" | "OperatorE" | null;
+            /** @description reserved; accepted and ignored */
+            targetBank?: string | null;
+            /** @description minutes until the order expires; default 15 */
+            lifetimeMinutes?: number | null;
+        };
+        CreateProviderRequest: {
+            name: string;
+            /** @enum {string} */
+            kind: "pool" | "http";
+            /** @description lower is tried first; default 100 */
+            priority?: number;
+            capabilities: components["schemas"]["CapabilityInput"][];
+            /** @description pool: payment details handed out in turn */
+            requisites?: {
+                [key: string]: string | null;
+            }[];
+            /**
+             * Format: uri
+             * @description http: the provider's base URL (absolute http(s))
+             */
+            baseUrl?: string | null;
+            key?: string | null;
+            secret?: string | null;
+        };
+        CreateTariffRequest: {
+            name: string;
+            /** @description fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound; bands must not overlap */
+            bands: components["schemas"]["TariffBandInput"][];
+        };
+        CreateTurnoverLimitRequest: {
+            /** @enum {string} */
+            scope: "desk" | "merchant" | "provider" | "platform";
+            scopeId?: string | null;
+            /** @enum {string} */
+            window: "hour" | "day" | "month";
+            capUsd: string;
+            notifyOnly?: boolean;
+        };
+        CreateUserRequest: {
+            /**
+             * Format: email
+             * @description the sign-in address; surrounding spaces are trimmed
+             */
+            email: string;
+            /** @description at least 10 characters, not a common password */
+            password: string;
+        };
+        /** @description zero until completion */
+        Credited: {
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD";
+        };
+        Currency: {
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            code: string;
+            enabled: boolean;
+            /**
+             * @description percent, decimal string, 4 places
+             * @example 2.5000
+             */
+            spreadPercent: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        /** @description the widest amount window any provider currently offers */
+        CurrencyWindow: {
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            code: string;
+            /** @description customer currency; 0 = unbounded */
+            min: number;
+            /** @description customer currency; 0 = unbounded */
+            max: number;
+        };
+        /** @enum {string} */
+        DeliveryState: "pending" | "delivered" | "rejected" | "failed" | "suppressed";
+        Desk: {
+            /** @description `dsk_` id */
+            id: string;
+            merchantId: string;
+            /** @description `shp_` + 26 characters */
+            key: string;
+            method: string;
+            rails: string[];
+            currencies: string[];
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            minUsd: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            maxUsd: string;
+            /** Format: uri */
+            callbackUrl: string | null;
+            callbacksEnabled: boolean;
+            tariffId: string | null;
+            enabled: boolean;
+            /** @description the platform's stop reason */
+            stopReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        DeskPage: {
+            items: components["schemas"]["Desk"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        DeskSecret: {
+            /** @description the new secret, shown once; the old one fails at once */
+            secret: string;
+        };
+        DeskWithSecret: {
+            /** @description `dsk_` id */
+            id: string;
+            merchantId: string;
+            /** @description `shp_` + 26 characters */
+            key: string;
+            method: string;
+            rails: string[];
+            currencies: string[];
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            minUsd: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            maxUsd: string;
+            /** Format: uri */
+            callbackUrl: string | null;
+            callbacksEnabled: boolean;
+            tariffId: string | null;
+            enabled: boolean;
+            /** @description the platform's stop reason */
+            stopReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /** @description shown in this response only */
+            secret: string;
+        };
+        /**
+         * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
+         * @enum {string}
+         */
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
+        ErrorEnvelope: {
+            /** @constant */
+            status: "error";
+            fault: components["schemas"]["Fault"];
+            traceId: components["schemas"]["TraceId"];
+        };
+        /** @description an event of the feed, with the state of its callback */
+        Event: {
+            /** @description `evt_` id, the `X-Gate-Event-Id` of its callbacks */
+            id: string;
+            /** @description event kind */
+            event: string;
+            /** @description `ord_` id */
+            orderId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /** @description the exact body signed and sent as the callback */
+            body: string;
+            delivery: components["schemas"]["EventDelivery"];
+        };
+        EventDelivery: {
+            state: components["schemas"]["DeliveryState"];
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            finishedAt: string | null;
+        };
+        /** @enum {string} */
+        EventKind: "order.completed" | "order.cancelled" | "order.appealed" | "order.updated";
+        EventsPage: {
+            events: components["schemas"]["Event"][];
+            hasMore: boolean;
+            /** @description pass as `after` for the next page */
+            next: string | null;
+        };
+        /** @description what went wrong: branch on `code`, show or log `detail` */
+        Fault: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description human-readable detail */
+            detail: string | null;
+        };
+        Merchant: {
+            /** @description `mer_` id */
+            id: string;
+            name: string;
+            status: components["schemas"]["MerchantStatus"];
+            sandbox: boolean;
+            /** @description why the account is blocked */
+            blockReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        /** @enum {string} */
+        MerchantStatus: "UnderReview" | "Active" | "Blocked";
+        MerchantWithBalance: {
+            /** @description `mer_` id */
+            id: string;
+            name: string;
+            status: components["schemas"]["MerchantStatus"];
+            sandbox: boolean;
+            /** @description why the account is blocked */
+            blockReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            balance: components["schemas"]["Balance"];
+        };
+        MerchantWithBalancePage: {
+            items: components["schemas"]["MerchantWithBalance"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        MethodRail: {
+            /** @description null for methods without rails */
+            rail: string | null;
+            currencies: components["schemas"]["CurrencyWindow"][];
+        };
+        Methods: {
+            /** @description the cash desk's method */
+            method: string;
+            available: boolean;
+            /** @description why not available: `shop inactive`, `merchant inactive`, the platform's stop reason, or `no provider currently offers this method` */
+            reason: string | null;
+            rails: components["schemas"]["MethodRail"][];
+        };
+        Notification: {
+            id: number;
+            kind: string;
+            detail: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            at: string;
+        };
+        OpenAppealRequest: {
+            /** @description the `ord_` id or your `orderRef` */
+            orderId: string;
+            reason?: string | null;
+            /** @description URL(s) the reviewer can open, separated by semicolons */
+            evidenceUrl?: string | null;
+        };
+        OperatorAccount: {
+            /** @description `opr_` id */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        OperatorOrder: {
+            /** @description `ord_` + 26 characters */
+            id: string;
+            /** @description your reference; always null in the create response */
+            orderRef: string | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            settled: components["schemas"]["Settlement"];
+            /** @description payment method of the cash desk */
+            method: string;
+            /** @description rail used; null for methods without rails */
+            rail: string | null;
+            /** @enum {string} */
+            direction: "In";
+            status: components["schemas"]["OrderStatus"];
+            payment: components["schemas"]["PaymentDetails"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            expiresAt: string;
+            subStatus: components["schemas"]["OrderSubStatus"];
+            /** @description for rail Upi: the UTR the customer reported */
+            payerReference: string | null;
+            commission: components["schemas"]["Commission"];
+            credited: components["schemas"]["Credited"];
+            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
+            cancelReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            finishedAt: string | null;
+            deskId: string;
+            merchantId: string;
+            providerId: string | null;
+            sandbox: boolean;
+        };
+        OperatorOrderPage: {
+            items: components["schemas"]["OperatorOrder"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        Order: {
+            /** @description `ord_` + 26 characters */
+            id: string;
+            /** @description your reference; always null in the create response */
+            orderRef: string | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            settled: components["schemas"]["Settlement"];
+            /** @description payment method of the cash desk */
+            method: string;
+            /** @description rail used; null for methods without rails */
+            rail: string | null;
+            /** @enum {string} */
+            direction: "In";
+            status: components["schemas"]["OrderStatus"];
+            payment: components["schemas"]["PaymentDetails"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            expiresAt: string;
+            subStatus: components["schemas"]["OrderSubStatus"];
+            /** @description for rail Upi: the UTR the customer reported */
+            payerReference: string | null;
+            commission: components["schemas"]["Commission"];
+            credited: components["schemas"]["Credited"];
+            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
+            cancelReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            finishedAt: string | null;
+        };
+        /** @description the order as created; `orderRef` is always null here */
+        OrderCreated: {
+            /** @description `ord_` + 26 characters */
+            id: string;
+            /** @description your reference; always null in the create response */
+            orderRef: string | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            settled: components["schemas"]["Settlement"];
+            /** @description payment method of the cash desk */
+            method: string;
+            /** @description rail used; null for methods without rails */
+            rail: string | null;
+            /** @enum {string} */
+            direction: "In";
+            status: components["schemas"]["OrderStatus"];
+            payment: components["schemas"]["PaymentDetails"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description `CompletedOnDispute` and `WaitingPayment` are reserved and never assigned (D18)
+         * @enum {string}
+         */
+        OrderStatus: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
+        /**
+         * @description for display; branch on `status`
+         * @enum {string}
+         */
+        OrderSubStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
+        PatchDeskRequest: {
+            enabled?: boolean;
+            /** @description rails of the method allowed on the desk */
+            rails?: string[];
+            /** @description ISO 4217 codes allowed on the desk */
+            currencies?: string[];
+            /** @description USD; "0" = unbounded */
+            minUsd?: string;
+            /** @description USD; "0" = unbounded */
+            maxUsd?: string;
+            /**
+             * Format: uri
+             * @description an absolute http(s) URL to a public host, else `INVALID_CALLBACK_URL`
+             */
+            callbackUrl?: string | null;
+            callbacksEnabled?: boolean;
+            tariffId?: string | null;
+            /** @description refused: a cash desk keeps its method for life */
+            method?: unknown;
+        };
+        PatchMerchantRequest: {
+            sandbox?: boolean;
+            name?: string;
+        };
+        PayerReferenceRequest: {
+            /** @description the UTR: 1–64 letters and digits (a UPI UTR is 12 digits); surrounding spaces are trimmed */
+            payerReference: string & unknown;
+        };
+        /** @description a Korean bank account: rail `Account` (with `holder` and `bank`) */
+        PaymentByAccount: {
+            account: string;
+        };
+        /** @description a card number: rails `C2c` and `CardSchemeA`/`CardSchemeB` (with `holder` and `bank`), `WalletCombo` (with `phone` and `holder`, one recipient) */
+        PaymentByCard: {
+            card: string;
+        };
+        /** @description an IBAN: rails `Iban` and `Havale` (with `holder` and `bank`) */
+        PaymentByIban: {
+            iban: string;
+        };
+        /** @description a phone number: rail `Sbp` (with `holder` and `bank`), `Phone` (Kazakhstan: with `holder` and `bank`; MobileCommerce: the number alone), `WalletCombo` */
+        PaymentByPhone: {
+            phone: string;
+        };
+        /** @description a UPI id: rail `Upi` (with `holder`); the customer reports the UTR on the payment page */
+        PaymentByUpiId: {
+            upiId: string;
+        };
+        /** @description a page the customer pays on: a provider's hosted page, and the methods without rails (BankApp, Counterparty, NationalQr) */
+        PaymentByUrl: {
+            url: string;
+        };
+        /** @description the details the customer pays to: every key is always present; keys the rail does not use are null, and at least one of `url`, `card`, `phone`, `account`, `iban`, `upiId` is set */
+        PaymentDetails: {
+            /** @description payment detail `url`; null when the rail does not use it */
+            url: string | null;
+            /** @description payment detail `card`; null when the rail does not use it */
+            card: string | null;
+            /** @description payment detail `phone`; null when the rail does not use it */
+            phone: string | null;
+            /** @description payment detail `account`; null when the rail does not use it */
+            account: string | null;
+            /** @description payment detail `iban`; null when the rail does not use it */
+            iban: string | null;
+            /** @description payment detail `upiId`; null when the rail does not use it */
+            upiId: string | null;
+            /** @description payment detail `holder`; null when the rail does not use it */
+            holder: string | null;
+            /** @description payment detail `bank`; null when the rail does not use it */
+            bank: string | null;
+        } & (components["schemas"]["PaymentByUrl"] | components["schemas"]["PaymentByCard"] | components["schemas"]["PaymentByPhone"] | components["schemas"]["PaymentByAccount"] | components["schemas"]["PaymentByIban"] | components["schemas"]["PaymentByUpiId"]);
+        PayPage: {
+            /** @description `ord_` id */
+            id: string;
+            status: components["schemas"]["OrderStatus"];
+            subStatus: components["schemas"]["OrderSubStatus"];
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            method: string;
+            /** @description null for methods without rails */
+            rail: string | null;
+            payment: components["schemas"]["PayPagePayment"];
+            /** @description the UTR the customer reported (rail Upi) */
+            payerReference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            expiresAt: string;
+            /**
+             * Format: uri
+             * @description successUrl, else backUrl
+             */
+            successUrl: string | null;
+            /**
+             * Format: uri
+             * @description failUrl, else backUrl
+             */
+            failUrl: string | null;
+            /**
+             * Format: uri
+             * @description backUrl
+             */
+            backUrl: string | null;
+            merchant: {
+                /** @description the merchant's name */
+                displayName: string | null;
+            };
+            /** @description a test payment: no money moves */
+            sandbox: boolean;
+        };
+        /** @description the order's payment details while the customer may still pay (`Created`, `Payed`); every key null once the order is closed */
+        PayPagePayment: {
+            /** @description payment detail `url`; null when the rail does not use it */
+            url: string | null;
+            /** @description payment detail `card`; null when the rail does not use it */
+            card: string | null;
+            /** @description payment detail `phone`; null when the rail does not use it */
+            phone: string | null;
+            /** @description payment detail `account`; null when the rail does not use it */
+            account: string | null;
+            /** @description payment detail `iban`; null when the rail does not use it */
+            iban: string | null;
+            /** @description payment detail `upiId`; null when the rail does not use it */
+            upiId: string | null;
+            /** @description payment detail `holder`; null when the rail does not use it */
+            holder: string | null;
+            /** @description payment detail `bank`; null when the rail does not use it */
+            bank: string | null;
+        };
+        Provider: {
+            /** @description `prv_` id */
+            id: string;
+            name: string;
+            kind: components["schemas"]["ProviderKind"];
+            priority: number;
+            paused: boolean;
+            pauseReasons: string[];
+            /** @description `appeals` or `manual` */
+            pauseReason: string | null;
+            circuits: components["schemas"]["Circuit"][];
+            openAppeals: number;
+            /** @description `all` for the built-in sandbox */
+            capabilities: "all" | components["schemas"]["Capability"][];
+            /** Format: uri */
+            baseUrl: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        ProviderEventRequest: {
+            /** @description the `ord_` id the provider was asked with */
+            orderId: string;
+            /**
+             * @description paid = report-payment, confirmed = confirm, rejected = reject, revoked = reverse
+             * @enum {string}
+             */
+            type: "paid" | "confirmed" | "rejected" | "revoked";
+            payerReference?: string | null;
+        };
+        /** @enum {string} */
+        ProviderKind: "sandbox" | "pool" | "http";
+        PutCurrencyRequest: {
+            enabled?: boolean;
+            /** @description spread in percent, added to the market rate; at most 100 */
+            spreadPercent?: string & (unknown & unknown);
+        };
+        PutRateRequest: {
+            /** @description market units per USD, before spread; greater than zero */
+            rate: string & (unknown & unknown);
+        };
+        /** @description units of the currency per 1 USD, spread included */
+        Rate: {
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            code: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            rate: string | null;
+            /** @description false: cannot be priced now; an order in it answers `FX_RATE_UNAVAILABLE` */
+            priceable: boolean;
+        };
+        Rates: {
+            /** @enum {string} */
+            settlement: "USD";
+            rates: components["schemas"]["Rate"][];
+        };
+        RateView: {
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            code: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            rate: string | null;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            manualRate: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            manualSetAt: string | null;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            marketRate: string | null;
+            marketSource: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            marketFetchedAt: string | null;
+            /** @description a refused market jump: the last good rate is kept */
+            flag: string | null;
+        };
+        ReportPaymentRequest: {
+            payerReference?: string | null;
+        };
+        ResentEvent: {
+            eventId: string;
+            event: string;
+            orderId: string;
+            status: string;
+        };
+        Reversal: {
+            order: components["schemas"]["Order"];
+            reversal: {
+                /**
+                 * @description decimal string, 8 places
+                 * @example 16.34531590
+                 */
+                amount: string;
+                /** @enum {string} */
+                currency: "USD";
+                reason: string;
+            };
+        };
+        ReverseOrderRequest: {
+            reason: string;
+        };
+        ReviewAppeal: {
+            /** @description `apl_` + 26 characters */
+            id: string;
+            /** @description the order's `ord_` id */
+            orderId: string;
+            /** @description the order's reference */
+            orderRef: string | null;
+            status: components["schemas"]["AppealStatus"];
+            /** @description the order's settlement amount when the appeal was opened */
+            amount: {
+                /**
+                 * @description decimal string, 8 places
+                 * @example 16.34531590
+                 */
+                value: string;
+                /** @enum {string} */
+                currency: "USD";
+            };
+            /** @description as given */
+            reason: string | null;
+            /** @description the reviewer's comment */
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            slaDueAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            resolvedAt: string | null;
+            /** @description as given */
+            evidenceUrl: string | null;
+            deskId: string;
+            merchantId: string;
+            providerId: string | null;
+            /** @description open and past slaDueAt */
+            overdue: boolean;
+            order: components["schemas"]["ReviewAppealOrder"];
+        };
+        ReviewAppealOrder: {
+            id: string;
+            orderRef: string | null;
+            status: string;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            settled: components["schemas"]["Settlement"];
+        };
+        ReviewAppealPage: {
+            items: components["schemas"]["ReviewAppeal"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
+        Settlement: {
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD";
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            rate: string;
+        };
+        StopDeskRequest: {
+            reason: string;
+        };
+        Tariff: {
+            /** @description `trf_` id */
+            id: string;
+            name: string;
+            bands: components["schemas"]["TariffBand"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        TariffBand: {
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            fromUsd: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            toUsd: string | null;
+            /**
+             * @description percent, decimal string, 4 places
+             * @example 2.5000
+             */
+            ratePercent: string;
+        };
+        TariffBandInput: {
+            /** @description decimal string */
+            fromUsd: string;
+            /** @description decimal string */
+            toUsd: string | null;
+            /** @description fee in percent of the USD amount; at most 100 */
+            ratePercent: string & (unknown & unknown);
+        };
+        /**
+         * @description identifier of the request in the logs, also in the `X-Trace-Id` header; quote it to support
+         * @example 6f1c0e2a9b7d4c3e8a5b1f20
+         */
+        TraceId: string;
+        TurnoverLimit: {
+            /** @description `lim_` id */
+            id: string;
+            scope: string;
+            scopeId: string | null;
+            window: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            capUsd: string;
+            notifyOnly: boolean;
+        };
+        UserAccount: {
+            /** @description `usr_` id */
+            id: string;
+            /** Format: email */
+            email: string;
+            merchantId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        Withdrawal: {
+            /** @description `wdr_` id */
+            id: string;
+            merchantId: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            amountUsd: string;
+            reference: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        WithdrawalRequest: {
+            /** @description USD; greater than zero */
+            amountUsd: string & (unknown & unknown);
+            /** @description your reference of the payout */
+            reference: string;
+        };
+    };
+    responses: {
+        /** @description `ADMIN_AUTH_FAILED`: the bearer token is missing or wrong */
+        AdminAuthFailed: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "ADMIN_AUTH_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `APPEAL_NOT_FOUND` */
+        AppealNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "APPEAL_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description `AUTH_FAILED`: the message is not authenticated: a signing header missing, a stale timestamp, an unknown key or a wrong signature */
+        AuthFailed: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "AUTH_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `DESK_NOT_FOUND` */
+        DeskNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "DESK_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `EMAIL_TAKEN` */
+        EmailTaken: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "EMAIL_TAKEN";
+                    };
+                };
+            };
+        };
+        /** @description the signature checks failed (see the security schemes); `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
+        GatewayAuthFailed: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `INSUFFICIENT_BALANCE` */
+        InsufficientBalance: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+        };
+        /** @description `INTERNAL_ERROR`: an unexpected failure, logged with the trace id: quote it to support */
+        InternalError: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `INVALID_TRANSITION` */
+        InvalidTransition: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "INVALID_TRANSITION";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `LIMIT_NOT_FOUND` */
+        LimitNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "LIMIT_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `MERCHANT_NOT_FOUND` */
+        MerchantNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "MERCHANT_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `NOTHING_TO_REVERSE` */
+        NothingToReverse: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "NOTHING_TO_REVERSE";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `ORDER_NOT_FOUND` */
+        OrderNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "ORDER_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: the body is over 64 KiB (D3) */
+        PayloadTooLarge: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `PROVIDER_NOT_FOUND` */
+        ProviderNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "PROVIDER_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `RATE_NOT_FOUND` */
+        RateNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "RATE_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description `REPLAY_DETECTED`: the nonce was already used for this cash desk within 360 s */
+        ReplayDetected: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "REPLAY_DETECTED";
+                    };
+                };
+            };
+        };
+        /** @description `SERVICE_UNAVAILABLE`: the database or Redis cannot be reached right now, or the instance is shutting down: retry with back-off (once the listener has closed, the framework answers this status itself, without the envelope) */
+        ServiceUnavailable: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+        /** @description rate limited: empty body; come back after `Retry-After` seconds (D6) */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `application/json` (a `charset` parameter is fine) */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+        };
+        /** @description `VALIDATION_ERROR`: the request is malformed: `fault.detail` names the field (D3) */
+        ValidationError: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the request's trace id, the same as `traceId` in the envelope: quote it to support */
+        TraceId: string;
+        /** @description whole seconds to wait before trying again (D6) */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -951,111 +2458,23 @@ export interface operations {
             /** @description the live picture */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description the cash desk's method */
-                            method: string;
-                            available: boolean;
-                            /** @description why not available: `shop inactive`, `merchant inactive`, the platform's stop reason, or `no provider currently offers this method` */
-                            reason: string | null;
-                            rails: {
-                                /** @description null for methods without rails */
-                                rail: string | null;
-                                currencies: {
-                                    /**
-                                     * @description ISO 4217 code
-                                     * @example RUB
-                                     */
-                                    code: string;
-                                    /** @description customer currency; 0 = unbounded */
-                                    min: number;
-                                    /** @description customer currency; 0 = unbounded */
-                                    max: number;
-                                }[];
-                            }[];
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Methods"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["GatewayAuthFailed"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRates: {
@@ -1073,129 +2492,24 @@ export interface operations {
             /** @description one entry per allowed currency */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @enum {string} */
-                            settlement: "USD";
-                            rates: {
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                code: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string | null;
-                                priceable: boolean;
-                            }[];
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Rates"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBalance: {
@@ -1210,98 +2524,23 @@ export interface operations {
             /** @description USD */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @enum {string} */
-                            currency: "USD";
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            available: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Balance"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["GatewayAuthFailed"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -1311,255 +2550,75 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are ignored. */
+        /** @description An unknown field is refused (`400 VALIDATION_ERROR` naming it). */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description customer amount in `currency`, a JSON number (a string is refused); rounded half-up to 2 decimals, and must stay above zero
-                     * @example 1500.5
-                     */
-                    amount: number;
-                    /** @description ISO 4217 code, three upper-case letters; default `RUB` */
-                    currency?: string | null;
-                    /** @description rail of the desk's method; may be omitted when the desk allows exactly one; absent or null for methods without rails */
-                    rail?: string | null;
-                    /**
-                     * @description always `In` (the default); `Out` answers `PAYOUTS_NOT_SUPPORTED`
-                     * @enum {string|null}
-                     */
-                    direction?: "In" | "Out" | null;
-                    /** @description your reference; makes the call idempotent for one hour per desk */
-                    orderRef?: string | null;
-                    /** @description callback URL for this order; falls back to the desk's URL */
-                    notifyUrl?: string | null;
-                    /** @description where the payment page sends the customer after success (absolute http(s) URL) */
-                    successUrl?: string | null;
-                    /** @description where the payment page sends the customer after cancel or expiry (absolute http(s) URL) */
-                    failUrl?: string | null;
-                    /** @description back-to-shop link used when the two above are unset (absolute http(s) URL) */
-                    backUrl?: string | null;
-                    /**
-                     * @description mobile operator; required for MobileCommerce rail `Phone`
-                     * @enum {string|null}
-                     */
-                    operator?: "OperatorA" | "OperatorB" | "OperatorC" | "OperatorD" | "OperatorE" | null;
-                    /** @description reserved; accepted and ignored */
-                    targetBank?: unknown;
-                    /** @description minutes until the order expires; default 15 */
-                    lifetimeMinutes?: number | null;
-                };
+                "application/json": components["schemas"]["CreateOrderRequest"];
             };
         };
         responses: {
             /** @description the order with its payment details (`orderRef` is null here) */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["OrderCreated"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
             /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `PAYOUTS_NOT_SUPPORTED`, `MERCHANT_INACTIVE`, `SHOP_INACTIVE`, `SHOP_STOPPED`, `CALLBACK_URL_REQUIRED`, `INVALID_CALLBACK_URL`, `RAIL_REQUIRED`, `INVALID_RAIL`, `RAIL_NOT_ENABLED`, `INVALID_CURRENCY`, `CURRENCY_NOT_PAYABLE`, `CURRENCY_NOT_ENABLED`, `FX_RATE_UNAVAILABLE`, `AMOUNT_BELOW_MIN`, `AMOUNT_ABOVE_MAX`, `TRAFFIC_LIMIT_REACHED`, `MERCHANT_NOT_APPROVED` */
             400: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "PAYOUTS_NOT_SUPPORTED" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["GatewayAuthFailed"];
             /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED`, `ORDER_REF_CONFLICT` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "REPLAY_DETECTED" | "ORDER_REF_CONFLICT";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description rate limited: empty body */
-            429: {
-                headers: {
-                    /** @description seconds */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description error envelope; `fault.code` is one of: `NO_AVAILABLE_METHOD` */
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description error envelope; `fault.code` is one of: `NO_AVAILABLE_METHOD`, `SERVICE_UNAVAILABLE` */
             503: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
@@ -1580,245 +2639,25 @@ export interface operations {
             /** @description the order */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelOrder: {
@@ -1831,257 +2670,50 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description optional: no body cancels without a reason */
+        requestBody?: {
             content: {
-                "application/json": {
-                    /** @description stored on the order as `cancelReason` */
-                    reason?: string | null;
-                };
+                "application/json": components["schemas"]["CancelOrderRequest"];
             };
         };
         responses: {
             /** @description the order as it now stands */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED`, `ORDER_ALREADY_COMPLETED`, `ORDER_ALREADY_PAID`, `ORDER_IN_DISPUTE` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "REPLAY_DETECTED" | "ORDER_ALREADY_COMPLETED" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     openAppeal: {
@@ -2093,192 +2725,47 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description the `ord_` id or your `orderRef` */
-                    orderId: string;
-                    reason?: string | null;
-                    /** @description URL(s) the reviewer can open, separated by semicolons */
-                    evidenceUrl?: string | null;
-                };
+                "application/json": components["schemas"]["OpenAppealRequest"];
             };
         };
         responses: {
             /** @description the appeal */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `apl_` + 26 characters */
-                            id: string;
-                            /** @description the order's `ord_` id */
-                            orderId: string;
-                            /** @description the order's reference */
-                            orderRef: string | null;
-                            /** @enum {string} */
-                            status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                            /** @description the order's settlement amount when the appeal was opened */
-                            amount: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                value: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description as given */
-                            reason: string | null;
-                            /** @description the reviewer's comment */
-                            comment: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            slaDueAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            resolvedAt: string | null;
-                            /** @description as given */
-                            evidenceUrl: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Appeal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED`, `ORDER_STILL_OPEN`, `ORDER_ALREADY_COMPLETED` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "REPLAY_DETECTED" | "ORDER_STILL_OPEN" | "ORDER_ALREADY_COMPLETED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAppeal: {
@@ -2296,179 +2783,25 @@ export interface operations {
             /** @description the appeal */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `apl_` + 26 characters */
-                            id: string;
-                            /** @description the order's `ord_` id */
-                            orderId: string;
-                            /** @description the order's reference */
-                            orderRef: string | null;
-                            /** @enum {string} */
-                            status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                            /** @description the order's settlement amount when the appeal was opened */
-                            amount: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                value: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description as given */
-                            reason: string | null;
-                            /** @description the reviewer's comment */
-                            comment: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            slaDueAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            resolvedAt: string | null;
-                            /** @description as given */
-                            evidenceUrl: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Appeal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `APPEAL_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["AppealNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -2492,173 +2825,25 @@ export interface operations {
             /** @description a page of events */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            events: {
-                                /** @description `evt_` id, the `X-Gate-Event-Id` of its callbacks */
-                                id: string;
-                                /** @description event kind */
-                                event: string;
-                                /** @description `ord_` id */
-                                orderId: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                                /** @description the exact body signed and sent as the callback */
-                                body: string;
-                                delivery: {
-                                    /** @enum {string} */
-                                    state: "pending" | "delivered" | "rejected" | "failed" | "suppressed";
-                                    attempts: number;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                     * @example 2026-01-15T12:00:00Z
-                                     */
-                                    nextAttemptAt: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                     * @example 2026-01-15T12:00:00Z
-                                     */
-                                    finishedAt: string | null;
-                                };
-                            }[];
-                            hasMore: boolean;
-                            /** @description pass as `after` for the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["EventsPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMerchants: {
@@ -2679,119 +2864,23 @@ export interface operations {
             /** @description Merchants, newest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            items: {
-                                /** @description `mer_` id */
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                status: "UnderReview" | "Active" | "Blocked";
-                                sandbox: boolean;
-                                /** @description why the account is blocked */
-                                blockReason: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                                balance: {
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    available: string;
-                                };
-                            }[];
-                            hasMore: boolean;
-                            /** @description cursor of the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["MerchantWithBalancePage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchant: {
@@ -2803,116 +2892,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @description the sandbox provider serves the account until approval; default true */
-                    sandbox?: boolean;
-                };
+                "application/json": components["schemas"]["CreateMerchantRequest"];
             };
         };
         responses: {
             /** @description Create a merchant (UnderReview) */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Merchant"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMerchant: {
@@ -2930,137 +2934,24 @@ export interface operations {
             /** @description A merchant with its balance */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            balance: {
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                available: string;
-                            };
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["MerchantWithBalance"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchMerchant: {
@@ -3073,140 +2964,34 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    sandbox?: boolean;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["PatchMerchantRequest"];
             };
         };
         responses: {
             /** @description Change sandbox or name */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Merchant"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     approveMerchant: {
@@ -3224,128 +3009,24 @@ export interface operations {
             /** @description Approve: live providers from now on */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Merchant"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     blockMerchant: {
@@ -3358,139 +3039,34 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    reason?: string | null;
-                };
+                "application/json": components["schemas"]["BlockMerchantRequest"];
             };
         };
         responses: {
             /** @description Block: orders answer MERCHANT_INACTIVE */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Merchant"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     unblockMerchant: {
@@ -3508,128 +3084,24 @@ export interface operations {
             /** @description Back to the status before the block */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `mer_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "UnderReview" | "Active" | "Blocked";
-                            sandbox: boolean;
-                            /** @description why the account is blocked */
-                            blockReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Merchant"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTariff: {
@@ -3641,135 +3113,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @description fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound */
-                    bands: {
-                        /** @description decimal string */
-                        fromUsd: string;
-                        /** @description decimal string */
-                        toUsd: string | null;
-                        /** @description decimal string */
-                        ratePercent: string;
-                    }[];
-                };
+                "application/json": components["schemas"]["CreateTariffRequest"];
             };
         };
         responses: {
             /** @description Create a tariff with fee bands */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `trf_` id */
-                            id: string;
-                            name: string;
-                            bands: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                fromUsd: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                toUsd: string | null;
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                ratePercent: string;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Tariff"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDesks: {
@@ -3790,126 +3158,23 @@ export interface operations {
             /** @description Cash desks, newest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            items: {
-                                /** @description `dsk_` id */
-                                id: string;
-                                merchantId: string;
-                                /** @description `shp_` + 26 characters */
-                                key: string;
-                                method: string;
-                                rails: string[];
-                                currencies: string[];
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                minUsd: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                maxUsd: string;
-                                callbackUrl: string | null;
-                                callbacksEnabled: boolean;
-                                tariffId: string | null;
-                                enabled: boolean;
-                                /** @description the platform's stop reason */
-                                stopReason: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                            }[];
-                            hasMore: boolean;
-                            /** @description cursor of the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["DeskPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDesk: {
@@ -3924,170 +3189,32 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description bound for the desk's whole life
-                     * @enum {string}
-                     */
-                    method: "Classic" | "WhiteTriangle" | "MobileCommerce" | "CrossBorder" | "BankApp" | "Counterparty" | "NationalQr";
-                    /** @description rails of the method allowed on the desk */
-                    rails?: string[];
-                    /** @description ISO 4217 codes allowed on the desk */
-                    currencies?: string[];
-                    /** @description USD; "0" = unbounded */
-                    minUsd?: string;
-                    /** @description USD; "0" = unbounded */
-                    maxUsd?: string;
-                    callbackUrl?: string | null;
-                    callbacksEnabled?: boolean;
-                    tariffId?: string | null;
-                };
+                "application/json": components["schemas"]["CreateDeskRequest"];
             };
         };
         responses: {
             /** @description Create a cash desk; the secret is in this response only */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `dsk_` id */
-                            id: string;
-                            merchantId: string;
-                            /** @description `shp_` + 26 characters */
-                            key: string;
-                            method: string;
-                            rails: string[];
-                            currencies: string[];
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            minUsd: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            maxUsd: string;
-                            callbackUrl: string | null;
-                            callbacksEnabled: boolean;
-                            tariffId: string | null;
-                            enabled: boolean;
-                            /** @description the platform's stop reason */
-                            stopReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /** @description shown in this response only */
-                            secret: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["DeskWithSecret"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDesk: {
@@ -4105,144 +3232,24 @@ export interface operations {
             /** @description A cash desk (never its secret) */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `dsk_` id */
-                            id: string;
-                            merchantId: string;
-                            /** @description `shp_` + 26 characters */
-                            key: string;
-                            method: string;
-                            rails: string[];
-                            currencies: string[];
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            minUsd: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            maxUsd: string;
-                            callbackUrl: string | null;
-                            callbacksEnabled: boolean;
-                            tariffId: string | null;
-                            enabled: boolean;
-                            /** @description the platform's stop reason */
-                            stopReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Desk"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `DESK_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeskNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchDesk: {
@@ -4255,167 +3262,34 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    enabled?: boolean;
-                    /** @description rails of the method allowed on the desk */
-                    rails?: string[];
-                    /** @description ISO 4217 codes allowed on the desk */
-                    currencies?: string[];
-                    /** @description USD; "0" = unbounded */
-                    minUsd?: string;
-                    /** @description USD; "0" = unbounded */
-                    maxUsd?: string;
-                    callbackUrl?: string | null;
-                    callbacksEnabled?: boolean;
-                    tariffId?: string | null;
-                    method?: unknown;
-                };
+                "application/json": components["schemas"]["PatchDeskRequest"];
             };
         };
         responses: {
             /** @description Change a cash desk (its method stays for life) */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `dsk_` id */
-                            id: string;
-                            merchantId: string;
-                            /** @description `shp_` + 26 characters */
-                            key: string;
-                            method: string;
-                            rails: string[];
-                            currencies: string[];
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            minUsd: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            maxUsd: string;
-                            callbackUrl: string | null;
-                            callbacksEnabled: boolean;
-                            tariffId: string | null;
-                            enabled: boolean;
-                            /** @description the platform's stop reason */
-                            stopReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Desk"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `DESK_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeskNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     stopDesk: {
@@ -4430,153 +3304,32 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    reason: string;
-                };
+                "application/json": components["schemas"]["StopDeskRequest"];
             };
         };
         responses: {
             /** @description Stop: SHOP_STOPPED with the reason */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `dsk_` id */
-                            id: string;
-                            merchantId: string;
-                            /** @description `shp_` + 26 characters */
-                            key: string;
-                            method: string;
-                            rails: string[];
-                            currencies: string[];
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            minUsd: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            maxUsd: string;
-                            callbackUrl: string | null;
-                            callbacksEnabled: boolean;
-                            tariffId: string | null;
-                            enabled: boolean;
-                            /** @description the platform's stop reason */
-                            stopReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Desk"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `DESK_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeskNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resumeDesk: {
@@ -4594,144 +3347,24 @@ export interface operations {
             /** @description Clear the stop */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `dsk_` id */
-                            id: string;
-                            merchantId: string;
-                            /** @description `shp_` + 26 characters */
-                            key: string;
-                            method: string;
-                            rails: string[];
-                            currencies: string[];
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            minUsd: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            maxUsd: string;
-                            callbackUrl: string | null;
-                            callbacksEnabled: boolean;
-                            tariffId: string | null;
-                            enabled: boolean;
-                            /** @description the platform's stop reason */
-                            stopReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Desk"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `DESK_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeskNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateDeskSecret: {
@@ -4749,116 +3382,24 @@ export interface operations {
             /** @description Issue a new secret; the old one fails at once */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description the new secret, shown once; the old one fails at once */
-                            secret: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["DeskSecret"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `DESK_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeskNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putCurrency: {
@@ -4871,121 +3412,33 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    enabled?: boolean;
-                    /** @description decimal string */
-                    spreadPercent?: string;
-                };
+                "application/json": components["schemas"]["PutCurrencyRequest"];
             };
         };
         responses: {
             /** @description Enable a currency and set its spread */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            code: string;
-                            enabled: boolean;
-                            /**
-                             * @description percent, decimal string, 4 places
-                             * @example 2.5000
-                             */
-                            spreadPercent: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            updatedAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Currency"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCurrencies: {
@@ -5000,85 +3453,22 @@ export interface operations {
             /** @description Every currency */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            code: string;
-                            enabled: boolean;
-                            /**
-                             * @description percent, decimal string, 4 places
-                             * @example 2.5000
-                             */
-                            spreadPercent: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            updatedAt: string;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Currency"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putRate: {
@@ -5093,136 +3483,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description market units per USD, before spread */
-                    rate: string;
-                };
+                "application/json": components["schemas"]["PutRateRequest"];
             };
         };
         responses: {
             /** @description Set a manual rate (before spread); it takes precedence */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            code: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            rate: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            manualRate: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            manualSetAt: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            marketRate: string | null;
-                            marketSource: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            marketFetchedAt: string | null;
-                            /** @description a refused market jump: the last good rate is kept */
-                            flag: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["RateView"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteRate: {
@@ -5240,149 +3525,24 @@ export interface operations {
             /** @description Back to market sources */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            code: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            rate: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            manualRate: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            manualSetAt: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            marketRate: string | null;
-                            marketSource: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            marketFetchedAt: string | null;
-                            /** @description a refused market jump: the last good rate is kept */
-                            flag: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["RateView"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `RATE_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["RateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRates: {
@@ -5397,103 +3557,22 @@ export interface operations {
             /** @description Every rate with its source, age and flag */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            code: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            rate: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            manualRate: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            manualSetAt: string | null;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            marketRate: string | null;
-                            marketSource: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            marketFetchedAt: string | null;
-                            /** @description a refused market jump: the last good rate is kept */
-                            flag: string | null;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["RateView"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listProviders: {
@@ -5508,99 +3587,22 @@ export interface operations {
             /** @description Providers with circuits, pauses and open appeals */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `prv_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            kind: "sandbox" | "pool" | "http";
-                            priority: number;
-                            paused: boolean;
-                            pauseReasons: string[];
-                            /** @description `appeals` or `manual` */
-                            pauseReason: string | null;
-                            circuits: {
-                                method: string;
-                                rail: string | null;
-                                /** @enum {string} */
-                                state: "closed" | "open" | "half-open";
-                            }[];
-                            openAppeals: number;
-                            capabilities: "all" | {
-                                method?: string;
-                                rail?: string | null;
-                                currency?: string;
-                                min?: string;
-                                max?: string;
-                            }[];
-                            baseUrl: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Provider"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createProvider: {
@@ -5612,154 +3614,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    kind: "pool" | "http";
-                    /** @description lower is tried first; default 100 */
-                    priority?: number;
-                    capabilities: {
-                        /** @enum {string} */
-                        method: "Classic" | "WhiteTriangle" | "MobileCommerce" | "CrossBorder" | "BankApp" | "Counterparty" | "NationalQr";
-                        /** @description null for methods without rails */
-                        rail?: string | null;
-                        currency: string;
-                        /** @description customer currency; "0" = unbounded */
-                        min?: string;
-                        /** @description customer currency; "0" = unbounded */
-                        max?: string;
-                    }[];
-                    /** @description pool: payment details handed out in turn */
-                    requisites?: {
-                        [key: string]: string | null;
-                    }[];
-                    /** @description http: the provider's base URL */
-                    baseUrl?: string | null;
-                    key?: string | null;
-                    secret?: string | null;
-                };
+                "application/json": components["schemas"]["CreateProviderRequest"];
             };
         };
         responses: {
             /** @description Add a pool or http provider */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `prv_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            kind: "sandbox" | "pool" | "http";
-                            priority: number;
-                            paused: boolean;
-                            pauseReasons: string[];
-                            /** @description `appeals` or `manual` */
-                            pauseReason: string | null;
-                            circuits: {
-                                method: string;
-                                rail: string | null;
-                                /** @enum {string} */
-                                state: "closed" | "open" | "half-open";
-                            }[];
-                            openAppeals: number;
-                            capabilities: "all" | {
-                                method?: string;
-                                rail?: string | null;
-                                currency?: string;
-                                min?: string;
-                                max?: string;
-                            }[];
-                            baseUrl: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Provider"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     pauseProvider: {
@@ -5777,145 +3656,24 @@ export interface operations {
             /** @description Pause a provider */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `prv_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            kind: "sandbox" | "pool" | "http";
-                            priority: number;
-                            paused: boolean;
-                            pauseReasons: string[];
-                            /** @description `appeals` or `manual` */
-                            pauseReason: string | null;
-                            circuits: {
-                                method: string;
-                                rail: string | null;
-                                /** @enum {string} */
-                                state: "closed" | "open" | "half-open";
-                            }[];
-                            openAppeals: number;
-                            capabilities: "all" | {
-                                method?: string;
-                                rail?: string | null;
-                                currency?: string;
-                                min?: string;
-                                max?: string;
-                            }[];
-                            baseUrl: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Provider"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PROVIDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resumeProvider: {
@@ -5933,151 +3691,31 @@ export interface operations {
             /** @description Resume a provider */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `prv_` id */
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            kind: "sandbox" | "pool" | "http";
-                            priority: number;
-                            paused: boolean;
-                            pauseReasons: string[];
-                            /** @description `appeals` or `manual` */
-                            pauseReason: string | null;
-                            circuits: {
-                                method: string;
-                                rail: string | null;
-                                /** @enum {string} */
-                                state: "closed" | "open" | "half-open";
-                            }[];
-                            openAppeals: number;
-                            capabilities: "all" | {
-                                method?: string;
-                                rail?: string | null;
-                                currency?: string;
-                                min?: string;
-                                max?: string;
-                            }[];
-                            baseUrl: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Provider"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PROVIDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrders: {
         parameters: {
             query?: {
-                status?: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
+                /** @description `CompletedOnDispute` and `WaitingPayment` are reserved and never assigned (D18) */
+                status?: components["schemas"]["OrderStatus"];
                 merchantId?: string;
                 deskId?: string;
                 providerId?: string;
@@ -6101,208 +3739,23 @@ export interface operations {
             /** @description Orders, newest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            items: {
-                                /** @description `ord_` + 26 characters */
-                                id: string;
-                                /** @description your reference; always null in the create response */
-                                orderRef: string | null;
-                                /**
-                                 * @description decimal string, 2 places
-                                 * @example 1500.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                currency: string;
-                                /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                                settled: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    rate: string;
-                                };
-                                /** @description payment method of the cash desk */
-                                method: string;
-                                /** @description rail used; null for methods without rails */
-                                rail: string | null;
-                                /** @enum {string} */
-                                direction: "In";
-                                /** @enum {string} */
-                                status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                                /** @description every key is always present; keys the rail does not use are null */
-                                payment: {
-                                    /** @description payment detail `url`; null when the rail does not use it */
-                                    url: string | null;
-                                    /** @description payment detail `card`; null when the rail does not use it */
-                                    card: string | null;
-                                    /** @description payment detail `phone`; null when the rail does not use it */
-                                    phone: string | null;
-                                    /** @description payment detail `account`; null when the rail does not use it */
-                                    account: string | null;
-                                    /** @description payment detail `iban`; null when the rail does not use it */
-                                    iban: string | null;
-                                    /** @description payment detail `upiId`; null when the rail does not use it */
-                                    upiId: string | null;
-                                    /** @description payment detail `holder`; null when the rail does not use it */
-                                    holder: string | null;
-                                    /** @description payment detail `bank`; null when the rail does not use it */
-                                    bank: string | null;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                expiresAt: string;
-                                /**
-                                 * @description for display; branch on `status`
-                                 * @enum {string}
-                                 */
-                                subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                                /** @description for rail Upi: the UTR the customer reported */
-                                payerReference: string | null;
-                                /** @description zero until the order completes */
-                                commission: {
-                                    /**
-                                     * @description percent, decimal string, 4 places
-                                     * @example 2.5000
-                                     */
-                                    rate: string;
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                };
-                                /** @description zero until completion */
-                                credited: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                };
-                                /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                                cancelReason: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                finishedAt: string | null;
-                                deskId: string;
-                                merchantId: string;
-                                providerId: string | null;
-                                sandbox: boolean;
-                            }[];
-                            hasMore: boolean;
-                            /** @description cursor of the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["OperatorOrderPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOperatorOrder: {
@@ -6320,226 +3773,24 @@ export interface operations {
             /** @description An order with desk, merchant and provider */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                            deskId: string;
-                            merchantId: string;
-                            providerId: string | null;
-                            sandbox: boolean;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["OperatorOrder"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     simulatePayment: {
@@ -6557,245 +3808,39 @@ export interface operations {
             /** @description Sandbox order: Created → Completed, credited */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `INVALID_TRANSITION`, `ORDER_ALREADY_COMPLETED` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "INVALID_TRANSITION" | "ORDER_ALREADY_COMPLETED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reportPayment: {
@@ -6808,256 +3853,49 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    payerReference?: string | null;
-                };
+                "application/json": components["schemas"]["ReportPaymentRequest"];
             };
         };
         responses: {
             /** @description Live order: Created → Payed */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `INVALID_TRANSITION`, `ORDER_ALREADY_COMPLETED` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "INVALID_TRANSITION" | "ORDER_ALREADY_COMPLETED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     confirmPayment: {
@@ -7075,245 +3913,39 @@ export interface operations {
             /** @description Payed, Created, Canceled (reconciliation) or Dispute → Completed */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `INVALID_TRANSITION`, `ORDER_ALREADY_COMPLETED` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "INVALID_TRANSITION" | "ORDER_ALREADY_COMPLETED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rejectOrder: {
@@ -7331,245 +3963,39 @@ export interface operations {
             /** @description Provider rejected: Created or Payed → Canceled */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` + 26 characters */
-                            id: string;
-                            /** @description your reference; always null in the create response */
-                            orderRef: string | null;
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                            settled: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                rate: string;
-                            };
-                            /** @description payment method of the cash desk */
-                            method: string;
-                            /** @description rail used; null for methods without rails */
-                            rail: string | null;
-                            /** @enum {string} */
-                            direction: "In";
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /**
-                             * @description for display; branch on `status`
-                             * @enum {string}
-                             */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /** @description for rail Upi: the UTR the customer reported */
-                            payerReference: string | null;
-                            /** @description zero until the order completes */
-                            commission: {
-                                /**
-                                 * @description percent, decimal string, 4 places
-                                 * @example 2.5000
-                                 */
-                                rate: string;
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description zero until completion */
-                            credited: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                            cancelReason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            finishedAt: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Order"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `INVALID_TRANSITION`, `ORDER_ALREADY_COMPLETED` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "INVALID_TRANSITION" | "ORDER_ALREADY_COMPLETED";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reverseOrder: {
@@ -7584,266 +4010,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    reason: string;
-                };
+                "application/json": components["schemas"]["ReverseOrderRequest"];
             };
         };
         responses: {
             /** @description Reverse what the order still has on the balance */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            order: {
-                                /** @description `ord_` + 26 characters */
-                                id: string;
-                                /** @description your reference; always null in the create response */
-                                orderRef: string | null;
-                                /**
-                                 * @description decimal string, 2 places
-                                 * @example 1500.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                currency: string;
-                                /** @description USD amount at the rate captured at creation (units of `currency` per 1 USD, spread included) */
-                                settled: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    rate: string;
-                                };
-                                /** @description payment method of the cash desk */
-                                method: string;
-                                /** @description rail used; null for methods without rails */
-                                rail: string | null;
-                                /** @enum {string} */
-                                direction: "In";
-                                /** @enum {string} */
-                                status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                                /** @description every key is always present; keys the rail does not use are null */
-                                payment: {
-                                    /** @description payment detail `url`; null when the rail does not use it */
-                                    url: string | null;
-                                    /** @description payment detail `card`; null when the rail does not use it */
-                                    card: string | null;
-                                    /** @description payment detail `phone`; null when the rail does not use it */
-                                    phone: string | null;
-                                    /** @description payment detail `account`; null when the rail does not use it */
-                                    account: string | null;
-                                    /** @description payment detail `iban`; null when the rail does not use it */
-                                    iban: string | null;
-                                    /** @description payment detail `upiId`; null when the rail does not use it */
-                                    upiId: string | null;
-                                    /** @description payment detail `holder`; null when the rail does not use it */
-                                    holder: string | null;
-                                    /** @description payment detail `bank`; null when the rail does not use it */
-                                    bank: string | null;
-                                };
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                expiresAt: string;
-                                /**
-                                 * @description for display; branch on `status`
-                                 * @enum {string}
-                                 */
-                                subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                                /** @description for rail Upi: the UTR the customer reported */
-                                payerReference: string | null;
-                                /** @description zero until the order completes */
-                                commission: {
-                                    /**
-                                     * @description percent, decimal string, 4 places
-                                     * @example 2.5000
-                                     */
-                                    rate: string;
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                };
-                                /** @description zero until completion */
-                                credited: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                };
-                                /** @description e.g. `expired`, `appeal rejected`, or the reason given on cancel */
-                                cancelReason: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                finishedAt: string | null;
-                            };
-                            reversal: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                amount: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                                reason: string;
-                            };
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Reversal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `NOTHING_TO_REVERSE` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["NothingToReverse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendOrder: {
@@ -7861,118 +4054,24 @@ export interface operations {
             /** @description Send the current state as a new event with a new id */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            eventId: string;
-                            event: string;
-                            orderId: string;
-                            status: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["ResentEvent"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrderCallbacks: {
@@ -7990,130 +4089,24 @@ export interface operations {
             /** @description Callback attempts, oldest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            eventId: string;
-                            event: string;
-                            attempt: number;
-                            /** @enum {string} */
-                            outcome: "delivered" | "retry" | "rejected" | "failed" | "suppressed" | "interrupted";
-                            httpCode: number | null;
-                            /** @description first 300 characters of the answer */
-                            response: string | null;
-                            /** @description why there was no answer */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            at: string;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Attempt"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["OrderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAppeals: {
@@ -8136,172 +4129,23 @@ export interface operations {
             /** @description Appeals: the open queue most urgent first, others newest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            items: {
-                                /** @description `apl_` + 26 characters */
-                                id: string;
-                                /** @description the order's `ord_` id */
-                                orderId: string;
-                                /** @description the order's reference */
-                                orderRef: string | null;
-                                /** @enum {string} */
-                                status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                                /** @description the order's settlement amount when the appeal was opened */
-                                amount: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    value: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                };
-                                /** @description as given */
-                                reason: string | null;
-                                /** @description the reviewer's comment */
-                                comment: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                slaDueAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                resolvedAt: string | null;
-                                /** @description as given */
-                                evidenceUrl: string | null;
-                                deskId: string;
-                                merchantId: string;
-                                providerId: string | null;
-                                /** @description open and past slaDueAt */
-                                overdue: boolean;
-                                order: {
-                                    id: string;
-                                    orderRef: string | null;
-                                    status: string;
-                                    /**
-                                     * @description decimal string, 2 places
-                                     * @example 1500.50
-                                     */
-                                    amount: string;
-                                    /**
-                                     * @description ISO 4217 code
-                                     * @example RUB
-                                     */
-                                    currency: string;
-                                    settled: {
-                                        /**
-                                         * @description decimal string, 8 places
-                                         * @example 16.34531590
-                                         */
-                                        amount: string;
-                                        /** @enum {string} */
-                                        currency: "USD";
-                                        /**
-                                         * @description decimal string, 8 places
-                                         * @example 16.34531590
-                                         */
-                                        rate: string;
-                                    };
-                                };
-                            }[];
-                            hasMore: boolean;
-                            /** @description cursor of the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["ReviewAppealPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReviewAppeal: {
@@ -8319,190 +4163,24 @@ export interface operations {
             /** @description An appeal with its order */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `apl_` + 26 characters */
-                            id: string;
-                            /** @description the order's `ord_` id */
-                            orderId: string;
-                            /** @description the order's reference */
-                            orderRef: string | null;
-                            /** @enum {string} */
-                            status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                            /** @description the order's settlement amount when the appeal was opened */
-                            amount: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                value: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description as given */
-                            reason: string | null;
-                            /** @description the reviewer's comment */
-                            comment: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            slaDueAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            resolvedAt: string | null;
-                            /** @description as given */
-                            evidenceUrl: string | null;
-                            deskId: string;
-                            merchantId: string;
-                            providerId: string | null;
-                            /** @description open and past slaDueAt */
-                            overdue: boolean;
-                            order: {
-                                id: string;
-                                orderRef: string | null;
-                                status: string;
-                                /**
-                                 * @description decimal string, 2 places
-                                 * @example 1500.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                currency: string;
-                                settled: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    rate: string;
-                                };
-                            };
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["ReviewAppeal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `APPEAL_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["AppealNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     acceptAppeal: {
@@ -8515,224 +4193,49 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    comment?: string | null;
-                };
+                "application/json": components["schemas"]["AppealDecisionRequest"];
             };
         };
         responses: {
             /** @description Accept: order Completed and credited */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `apl_` + 26 characters */
-                            id: string;
-                            /** @description the order's `ord_` id */
-                            orderId: string;
-                            /** @description the order's reference */
-                            orderRef: string | null;
-                            /** @enum {string} */
-                            status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                            /** @description the order's settlement amount when the appeal was opened */
-                            amount: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                value: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description as given */
-                            reason: string | null;
-                            /** @description the reviewer's comment */
-                            comment: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            slaDueAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            resolvedAt: string | null;
-                            /** @description as given */
-                            evidenceUrl: string | null;
-                            deskId: string;
-                            merchantId: string;
-                            providerId: string | null;
-                            /** @description open and past slaDueAt */
-                            overdue: boolean;
-                            order: {
-                                id: string;
-                                orderRef: string | null;
-                                status: string;
-                                /**
-                                 * @description decimal string, 2 places
-                                 * @example 1500.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                currency: string;
-                                settled: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    rate: string;
-                                };
-                            };
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["ReviewAppeal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `APPEAL_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["AppealNotFound"];
             /** @description error envelope; `fault.code` is one of: `APPEAL_ALREADY_RESOLVED`, `ORDER_ALREADY_COMPLETED`, `INVALID_TRANSITION` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "APPEAL_ALREADY_RESOLVED" | "ORDER_ALREADY_COMPLETED" | "INVALID_TRANSITION";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rejectAppeal: {
@@ -8745,224 +4248,49 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    comment?: string | null;
-                };
+                "application/json": components["schemas"]["AppealDecisionRequest"];
             };
         };
         responses: {
             /** @description Reject: order Canceled, `appeal rejected` */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `apl_` + 26 characters */
-                            id: string;
-                            /** @description the order's `ord_` id */
-                            orderId: string;
-                            /** @description the order's reference */
-                            orderRef: string | null;
-                            /** @enum {string} */
-                            status: "Open" | "Accepted" | "Rejected" | "Cancelled";
-                            /** @description the order's settlement amount when the appeal was opened */
-                            amount: {
-                                /**
-                                 * @description decimal string, 8 places
-                                 * @example 16.34531590
-                                 */
-                                value: string;
-                                /** @enum {string} */
-                                currency: "USD";
-                            };
-                            /** @description as given */
-                            reason: string | null;
-                            /** @description the reviewer's comment */
-                            comment: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            slaDueAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            resolvedAt: string | null;
-                            /** @description as given */
-                            evidenceUrl: string | null;
-                            deskId: string;
-                            merchantId: string;
-                            providerId: string | null;
-                            /** @description open and past slaDueAt */
-                            overdue: boolean;
-                            order: {
-                                id: string;
-                                orderRef: string | null;
-                                status: string;
-                                /**
-                                 * @description decimal string, 2 places
-                                 * @example 1500.50
-                                 */
-                                amount: string;
-                                /**
-                                 * @description ISO 4217 code
-                                 * @example RUB
-                                 */
-                                currency: string;
-                                settled: {
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    amount: string;
-                                    /** @enum {string} */
-                                    currency: "USD";
-                                    /**
-                                     * @description decimal string, 8 places
-                                     * @example 16.34531590
-                                     */
-                                    rate: string;
-                                };
-                            };
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["ReviewAppeal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `APPEAL_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["AppealNotFound"];
             /** @description error envelope; `fault.code` is one of: `APPEAL_ALREADY_RESOLVED`, `ORDER_ALREADY_COMPLETED`, `INVALID_TRANSITION` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "APPEAL_ALREADY_RESOLVED" | "ORDER_ALREADY_COMPLETED" | "INVALID_TRANSITION";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTurnoverLimits: {
@@ -8977,79 +4305,22 @@ export interface operations {
             /** @description Turnover caps */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `lim_` id */
-                            id: string;
-                            scope: string;
-                            scopeId: string | null;
-                            window: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            capUsd: string;
-                            notifyOnly: boolean;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["TurnoverLimit"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTurnoverLimit: {
@@ -9061,117 +4332,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    scope: "desk" | "merchant" | "provider" | "platform";
-                    scopeId?: string | null;
-                    /** @enum {string} */
-                    window: "hour" | "day" | "month";
-                    capUsd: string;
-                    notifyOnly?: boolean;
-                };
+                "application/json": components["schemas"]["CreateTurnoverLimitRequest"];
             };
         };
         responses: {
             /** @description Add a turnover cap */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `lim_` id */
-                            id: string;
-                            scope: string;
-                            scopeId: string | null;
-                            window: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            capUsd: string;
-                            notifyOnly: boolean;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["TurnoverLimit"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTurnoverLimit: {
@@ -9189,6 +4374,7 @@ export interface operations {
             /** @description Remove a turnover cap */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9199,106 +4385,16 @@ export interface operations {
                             id: string;
                             deleted: boolean;
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `LIMIT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["LimitNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOperator: {
@@ -9310,140 +4406,32 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    /** @description at least 10 characters, not a common password */
-                    password: string;
-                    /**
-                     * @description `admin`: everything; `support`: reads, appeals, resend
-                     * @enum {string}
-                     */
-                    role: "admin" | "support";
-                };
+                "application/json": components["schemas"]["CreateOperatorRequest"];
             };
         };
         responses: {
             /** @description Add a back-office operator (admin or support) */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `opr_` id */
-                            id: string;
-                            email: string;
-                            role: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["OperatorAccount"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `EMAIL_TAKEN` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            409: components["responses"]["EmailTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createUser: {
@@ -9458,158 +4446,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    email: string;
-                    /** @description at least 10 characters, not a common password */
-                    password: string;
-                };
+                "application/json": components["schemas"]["CreateUserRequest"];
             };
         };
         responses: {
             /** @description Add a cabinet user to a merchant */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `usr_` id */
-                            id: string;
-                            email: string;
-                            merchantId: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["UserAccount"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `EMAIL_TAKEN` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["EmailTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     recordWithdrawal: {
@@ -9624,164 +4487,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description USD */
-                    amountUsd: string;
-                    /** @description your reference of the payout */
-                    reference: string;
-                };
+                "application/json": components["schemas"]["WithdrawalRequest"];
             };
         };
         responses: {
             /** @description Record a withdrawal arranged with support: the balance shrinks at once */
             201: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `wdr_` id */
-                            id: string;
-                            merchantId: string;
-                            /**
-                             * @description decimal string, 8 places
-                             * @example 16.34531590
-                             */
-                            amountUsd: string;
-                            reference: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            createdAt: string;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Withdrawal"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `INSUFFICIENT_BALANCE` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["InsufficientBalance"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listAudit: {
@@ -9802,110 +4534,23 @@ export interface operations {
             /** @description The audit trail, newest first */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            items: {
-                                id: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                                 * @example 2026-01-15T12:00:00Z
-                                 */
-                                at: string;
-                                /** @description an operator id, or `token` for the bearer token */
-                                actor: string;
-                                action: string;
-                                objectId: string | null;
-                                /** @description `ok`, or the error code the action was refused with */
-                                outcome: string;
-                                detail: string | null;
-                            }[];
-                            hasMore: boolean;
-                            /** @description cursor of the next page */
-                            next: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["AuditEntryPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotifications: {
@@ -9920,72 +4565,22 @@ export interface operations {
             /** @description Platform notifications (notify-only caps) */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            id: number;
-                            kind: string;
-                            detail: string;
-                            at: string;
-                        }[];
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["Notification"][];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ADMIN_AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayPage: {
@@ -10003,112 +4598,24 @@ export interface operations {
             /** @description what the customer needs to pay */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` id */
-                            id: string;
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @enum {string} */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            method: string;
-                            /** @description null for methods without rails */
-                            rail: string | null;
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /** @description the UTR the customer reported (rail Upi) */
-                            payerReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /** @description successUrl, else backUrl */
-                            successUrl: string | null;
-                            /** @description failUrl, else backUrl */
-                            failUrl: string | null;
-                            /** @description backUrl */
-                            backUrl: string | null;
-                            merchant: {
-                                /** @description the merchant's name */
-                                displayName: string | null;
-                            };
-                            /** @description a test payment: no money moves */
-                            sandbox: boolean;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["PayPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description rate limited per client IP: empty body */
-            429: {
-                headers: {
-                    /** @description seconds */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            400: components["responses"]["ValidationError"];
+            404: components["responses"]["OrderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     reportPayerReference: {
@@ -10123,191 +4630,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description the UTR: 1–64 letters and digits (a UPI UTR is 12 digits); surrounding spaces are trimmed */
-                    payerReference: string;
-                };
+                "application/json": components["schemas"]["PayerReferenceRequest"];
             };
         };
         responses: {
             /** @description the page data with the stored reference */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: {
-                            /** @description `ord_` id */
-                            id: string;
-                            /** @enum {string} */
-                            status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                            /** @enum {string} */
-                            subStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
-                            /**
-                             * @description decimal string, 2 places
-                             * @example 1500.50
-                             */
-                            amount: string;
-                            /**
-                             * @description ISO 4217 code
-                             * @example RUB
-                             */
-                            currency: string;
-                            method: string;
-                            /** @description null for methods without rails */
-                            rail: string | null;
-                            /** @description every key is always present; keys the rail does not use are null */
-                            payment: {
-                                /** @description payment detail `url`; null when the rail does not use it */
-                                url: string | null;
-                                /** @description payment detail `card`; null when the rail does not use it */
-                                card: string | null;
-                                /** @description payment detail `phone`; null when the rail does not use it */
-                                phone: string | null;
-                                /** @description payment detail `account`; null when the rail does not use it */
-                                account: string | null;
-                                /** @description payment detail `iban`; null when the rail does not use it */
-                                iban: string | null;
-                                /** @description payment detail `upiId`; null when the rail does not use it */
-                                upiId: string | null;
-                                /** @description payment detail `holder`; null when the rail does not use it */
-                                holder: string | null;
-                                /** @description payment detail `bank`; null when the rail does not use it */
-                                bank: string | null;
-                            };
-                            /** @description the UTR the customer reported (rail Upi) */
-                            payerReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
-                             * @example 2026-01-15T12:00:00Z
-                             */
-                            expiresAt: string;
-                            /** @description successUrl, else backUrl */
-                            successUrl: string | null;
-                            /** @description failUrl, else backUrl */
-                            failUrl: string | null;
-                            /** @description backUrl */
-                            backUrl: string | null;
-                            merchant: {
-                                /** @description the merchant's name */
-                                displayName: string | null;
-                            };
-                            /** @description a test payment: no money moves */
-                            sandbox: boolean;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        result: components["schemas"]["PayPage"];
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `INVALID_TRANSITION` */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description rate limited per client IP: empty body */
-            429: {
-                headers: {
-                    /** @description seconds */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            400: components["responses"]["ValidationError"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["InvalidTransition"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     providerEvent: {
@@ -10320,11 +4669,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderEventRequest"];
+            };
+        };
         responses: {
             /** @description applied now or before */
             200: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10336,129 +4690,32 @@ export interface operations {
                             duplicate: boolean;
                             orderStatus?: string;
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
+                        traceId: components["schemas"]["TraceId"];
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `AUTH_FAILED` */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
-            /** @description error envelope; `fault.code` is one of: `ORDER_NOT_FOUND` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AuthFailed"];
+            404: components["responses"]["OrderNotFound"];
             /** @description error envelope; `fault.code` is one of: `ORDER_ALREADY_COMPLETED`, `NOTHING_TO_REVERSE`, `INVALID_TRANSITION` */
             409: {
                 headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
+                            /** @enum {unknown} */
+                            code: "ORDER_ALREADY_COMPLETED" | "NOTHING_TO_REVERSE" | "INVALID_TRANSITION";
                         };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `PAYLOAD_TOO_LARGE` */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "error";
-                        fault: {
-                            /** @description error code */
-                            code: string;
-                            /** @description human-readable detail */
-                            detail: string | null;
-                        };
-                        /**
-                         * @description identifier of the request in the logs; quote it to support
-                         * @example 6f1c0e2a9b7d4c3e8a5b1f20
-                         */
-                        traceId: string;
-                    };
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orderEventCallback: {
@@ -10478,50 +4735,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": {
-                    /** @enum {string} */
-                    event: "order.completed" | "order.cancelled" | "order.appealed" | "order.updated";
-                    /** @description `ord_` id */
-                    id: string;
-                    /** @description your reference */
-                    orderRef: string | null;
-                    /** @enum {string} */
-                    status: "Created" | "Payed" | "Completed" | "Canceled" | "Dispute" | "CompletedOnDispute" | "WaitingPayment";
-                    amount: {
-                        /**
-                         * @description decimal string, 2 places
-                         * @example 1500.50
-                         */
-                        value: string;
-                        /**
-                         * @description ISO 4217 code
-                         * @example RUB
-                         */
-                        currency: string;
-                    };
-                    settled: {
-                        /**
-                         * @description decimal string, 8 places
-                         * @example 16.34531590
-                         */
-                        value: string;
-                        /** @constant */
-                        currency: "USD";
-                        /**
-                         * @description decimal string, 8 places
-                         * @example 16.34531590
-                         */
-                        rate: string;
-                    };
-                    method: string;
-                    /** @description null for methods without rails */
-                    rail: string | null;
-                    /**
-                     * @description ISO 8601 UTC with milliseconds
-                     * @example 2025-11-21T04:00:00.123Z
-                     */
-                    occurredAt: string;
-                };
+                "application/json; charset=utf-8": components["schemas"]["CallbackEvent"];
             };
         };
         responses: {
