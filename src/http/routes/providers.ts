@@ -7,11 +7,15 @@ import { PROVIDER_SECURITY } from '../openapi.js';
 import { routeSchema } from '../schemas/common.js';
 import { isJsonRequest, rawBodyOf } from '../rawBody.js';
 
-export const ProviderEventBody = Type.Object({
-  orderId: Type.String({ description: 'the `ord_` id the provider was asked with' }),
-  type: Type.Unsafe<string>({ type: 'string', enum: ['paid', 'confirmed', 'rejected', 'revoked'], description: 'paid = report-payment, confirmed = confirm, rejected = reject, revoked = reverse' }),
-  payerReference: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
-});
+// The rules of providerMessages.ts `parseProviderEvent`, which answers 400 VALIDATION_ERROR for a body that breaks them.
+export const ProviderEventBody = Type.Object(
+  {
+    orderId: Type.String({ minLength: 1, maxLength: 128, description: 'the `ord_` id the provider was asked with' }),
+    type: Type.Unsafe<string>({ type: 'string', enum: ['paid', 'confirmed', 'rejected', 'revoked'], description: 'paid = report-payment, confirmed = confirm, rejected = reject, revoked = reverse' }),
+    payerReference: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], minLength: 1, maxLength: 255, description: 'the payer\'s reference (a UPI UTR), stored on `paid`' })),
+  },
+  { title: 'ProviderEventRequest', description: 'checked by the service once the signature passed; an unknown field is refused' },
+);
 
 /**
  * Provider → gateway: `POST /providers/v1/{providerId}/events`, signed by the provider with its key

@@ -1839,6 +1839,7 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description checked by the service once the signature passed; an unknown field is refused */
         ProviderEventRequest: {
             /** @description the `ord_` id the provider was asked with */
             orderId: string;
@@ -1847,6 +1848,7 @@ export interface components {
              * @enum {string}
              */
             type: "paid" | "confirmed" | "rejected" | "revoked";
+            /** @description the payer's reference (a UPI UTR), stored on `paid` */
             payerReference?: string | null;
         };
         /** @enum {string} */
@@ -3208,7 +3210,21 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ValidationError"];
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3283,7 +3299,21 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ValidationError"];
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["DeskNotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4669,6 +4699,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description checked by the service once the signature passed; an unknown field is refused */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProviderEventRequest"];
