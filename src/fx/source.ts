@@ -1,10 +1,10 @@
 /**
  * What every market rate source shares: the `RateSource` interface, one error type, an HTTP GET
- * with a hard timeout and a size cap, the exact division the cross rates need, and a small XML
- * reader for the two central-bank feeds (no XML library is a dependency, and both feeds use a
- * tiny, stable subset of XML).
+ * with a hard timeout and a size cap, the exact division the cross rates need, and the XML
+ * reading of the two central-bank feeds (through saxes, the parser the bank statements use too).
  */
 import { Decimal } from 'decimal.js';
+import { SaxesParser } from 'saxes';
 import { Agent, request } from 'undici';
 
 /** A market feed. Rates are units of the currency per 1 USD (e.g. RUB → 91.8). */
@@ -222,10 +222,7 @@ export function decodeXml(bytes: Uint8Array): string {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(3));
   }
-  // The declaration is ASCII in every ASCII-compatible encoding, so latin1 reads it safely.
-  const head = Buffer.from(bytes.subarray(0, 256)).toString('latin1');
-  const declared = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1/.exec(head);
-  const label = declared ? declared[2] : 'utf-8';
+  const label = declaredEncoding(bytes) ?? 'utf-8';
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label, { fatal: true });
@@ -239,147 +236,75 @@ export function decodeXml(bytes: Uint8Array): string {
   }
 }
 
-const NAME = /[A-Za-z_][-A-Za-z0-9_.:]*/y;
-const MAX_DEPTH = 64;
-
 /**
- * Parses a well-formed XML document into its root element. Covers what feeds use: declaration,
- * elements, attributes in either quote, the five predefined entities, character references,
- * comments, CDATA and processing instructions. A DOCTYPE is refused (no DTD means no entity
- * expansion tricks), as is anything not well-formed. Throws `SyntaxError` with an offset.
+ * The `encoding` of the document's XML declaration, read by the XML parser itself. The
+ * declaration is ASCII in every ASCII-compatible encoding, so its bytes read as latin1 are the
+ * declaration; a document without one (or a broken one, which the real parse reports) has none.
  */
-export function parseXml(text: string): XmlElement {
-  let pos = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`XML: ${what} at offset ${pos}`);
-  };
-  const startsWith = (s: string) => text.startsWith(s, pos);
-  const skipWhitespace = () => {
-    while (pos < text.length && /[ \t\r\n]/.test(text[pos])) pos++;
-  };
-  const skipPast = (end: string, what: string) => {
-    const at = text.indexOf(end, pos);
-    if (at < 0) fail(`unterminated ${what}`);
-    const inner = text.slice(pos, at);
-    pos = at + end.length;
-    return inner;
-  };
-  const readName = (): string => {
-    NAME.lastIndex = pos;
-    const m = NAME.exec(text);
-    if (!m) return fail('expected a name');
-    pos += m[0].length;
-    return m[0];
-  };
-  const skipMisc = () => {
-    for (;;) {
-      skipWhitespace();
-      if (startsWith('<!--')) {
-        pos += 4;
-        skipPast('-->', 'comment');
-      } else if (startsWith('<?')) {
-        pos += 2;
-        skipPast('?>', 'processing instruction');
-      } else if (startsWith('<!')) {
-        fail('DOCTYPE and other declarations are not accepted');
-      } else {
-        return;
-      }
-    }
-  };
-
-  const element = (depth: number): XmlElement => {
-    if (depth > MAX_DEPTH) fail('elements nested too deeply');
-    if (text[pos] !== '<') fail('expected "<"');
-    pos++;
-    const name = readName();
-    const attributes = new Map<string, string>();
-    for (;;) {
-      const before = pos;
-      skipWhitespace();
-      if (startsWith('/>')) {
-        pos += 2;
-        return { name, attributes, children: [], text: '' };
-      }
-      if (text[pos] === '>') {
-        pos++;
-        break;
-      }
-      if (pos === before) fail('expected whitespace before an attribute');
-      const attr = readName();
-      skipWhitespace();
-      if (text[pos] !== '=') fail(`expected "=" after attribute ${attr}`);
-      pos++;
-      skipWhitespace();
-      const quote = text[pos];
-      if (quote !== '"' && quote !== "'") fail(`expected a quoted value for attribute ${attr}`);
-      pos++;
-      const raw = skipPast(quote, `value of attribute ${attr}`);
-      if (raw.includes('<')) fail(`"<" in the value of attribute ${attr}`);
-      if (attributes.has(attr)) fail(`duplicate attribute ${attr}`);
-      attributes.set(attr, decodeEntities(raw, fail));
-    }
-    const children: XmlElement[] = [];
-    let ownText = '';
-    for (;;) {
-      if (pos >= text.length) fail(`element ${name} is not closed`);
-      if (startsWith('</')) {
-        pos += 2;
-        const closing = readName();
-        if (closing !== name) fail(`</${closing}> closes <${name}>`);
-        skipWhitespace();
-        if (text[pos] !== '>') fail('expected ">"');
-        pos++;
-        return { name, attributes, children, text: ownText };
-      }
-      if (startsWith('<!--')) {
-        pos += 4;
-        skipPast('-->', 'comment');
-      } else if (startsWith('<![CDATA[')) {
-        pos += 9;
-        ownText += skipPast(']]>', 'CDATA section');
-      } else if (startsWith('<?')) {
-        pos += 2;
-        skipPast('?>', 'processing instruction');
-      } else if (startsWith('<!')) {
-        fail('declarations are not accepted inside elements');
-      } else if (text[pos] === '<') {
-        children.push(element(depth + 1));
-      } else {
-        const next = text.indexOf('<', pos);
-        const end = next < 0 ? text.length : next;
-        ownText += decodeEntities(text.slice(pos, end), fail);
-        pos = end;
-      }
-    }
-  };
-
-  if (text.charCodeAt(0) === 0xfeff) pos = 1;
-  skipMisc();
-  if (pos >= text.length) fail('no root element');
-  const root = element(0);
-  skipMisc();
-  if (pos < text.length) fail('content after the root element');
-  return root;
+function declaredEncoding(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.subarray(0, 256)).toString('latin1');
+  const end = head.indexOf('?>');
+  if (!head.startsWith('<?xml') || end < 0) return undefined;
+  const probe = new SaxesParser();
+  let encoding: string | undefined;
+  probe.on('xmldecl', (decl) => {
+    encoding = decl.encoding;
+  });
+  try {
+    probe.write(head.slice(0, end + 2));
+  } catch {
+    return undefined;
+  }
+  return encoding;
 }
 
-const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** Deeper than any feed goes (the ECB's nests 4 levels); a bound keeps a hostile document small. */
+const MAX_DEPTH = 64;
 
-function decodeEntities(raw: string, fail: (what: string) => never): string {
-  if (!raw.includes('&')) return raw;
-  return raw.replace(/&([^;&]*)(;?)/g, (_m, body: string, semi: string) => {
-    if (!semi) return fail(`bare "&" in "${raw.slice(0, 40)}"`);
-    if (body in PREDEFINED) return PREDEFINED[body];
-    const num = /^#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}))$/.exec(body);
-    if (num) {
-      const code = num[1] !== undefined ? parseInt(num[1], 16) : parseInt(num[2], 10);
-      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-        return fail(`invalid character reference &${body};`);
-      }
-      return String.fromCodePoint(code);
-    }
-    return fail(`unknown entity &${body};`);
+interface OpenElement {
+  name: string;
+  attributes: Map<string, string>;
+  children: XmlElement[];
+  text: string;
+}
+
+/**
+ * Parses a well-formed XML document into its root element with saxes, a conforming XML parser:
+ * declaration, elements, attributes, the predefined entities, character references, comments,
+ * CDATA and processing instructions. A DOCTYPE is refused (no DTD means no entity expansion
+ * tricks), as is anything not well-formed. Throws `SyntaxError` naming the line and column.
+ */
+export function parseXml(text: string): XmlElement {
+  const parser = new SaxesParser({ position: true });
+  const fail = (what: string): never => {
+    throw new SyntaxError(`XML: ${what} at line ${parser.line}, column ${parser.column}`);
+  };
+  const stack: OpenElement[] = [];
+  let root: XmlElement | null = null;
+  parser.on('error', (err) => fail(err.message.replace(/^\d+:\d+: /, '').replace(/\.$/, '')));
+  parser.on('doctype', () => fail('DOCTYPE and other declarations are not accepted'));
+  parser.on('opentag', (tag) => {
+    if (stack.length >= MAX_DEPTH) fail('elements nested too deeply');
+    stack.push({ name: tag.name, attributes: new Map(Object.entries(tag.attributes)), children: [], text: '' });
   });
+  const addText = (data: string) => {
+    const open = stack.at(-1);
+    if (open) open.text += data;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    const done = stack.pop()!;
+    const parent = stack.at(-1);
+    if (parent) parent.children.push(done);
+    else root = done;
+  });
+  parser.write(text);
+  // saxes would say "unclosed tag"; naming the element says where a cut-off body stopped.
+  if (stack.length > 0) fail(`element ${stack.at(-1)!.name} is not closed`);
+  parser.close();
+  if (root === null) return fail('no root element');
+  return root;
 }
 
 /** Children of `el` whose local name is `name`. */
