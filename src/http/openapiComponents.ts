@@ -57,8 +57,7 @@ const DESCRIBED: Partial<Record<ErrorCode, string>> = {
   REPLAY_DETECTED: 'the nonce was already used for this cash desk within 360 s',
   PAYLOAD_TOO_LARGE: 'the body is over 64 KiB (D3)',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as `application/json` (a `charset` parameter is fine)',
-  SERVICE_UNAVAILABLE:
-    'the database or Redis cannot be reached right now, or the instance is shutting down: retry with back-off (once the listener has closed, the framework answers this status itself, without the envelope)',
+  SERVICE_UNAVAILABLE: 'a store the service needs (the database, Redis) cannot be reached right now, or the instance is shutting down: retry with back-off',
   INTERNAL_ERROR: 'an unexpected failure, logged with the trace id: quote it to support',
 };
 

@@ -95,7 +95,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/desks', { schema: doc({ id: 'listDesks', summary: 'Cash desks, newest first', querystring: A.ListDesksQuery, ok: A.PageOf(A.Desk) }) }, async (req, reply) =>
       sendOk(req, reply, await op.listDeskViews(ctx, { merchantId: req.query.merchantId ?? null, before: req.query.before, limit: limit(req.query) })),
     );
-    admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) => {
+    admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INVALID_CALLBACK_URL'] }) }, async (req, reply) => {
       const b = req.body;
       const desk = await act(req, 'desk.create', null, (c) => op.createDesk(c, req.params.id, {
         method: b.method,
@@ -114,7 +114,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
     admin.patch(
       '/desks/:id',
-      { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: A.PatchDeskBody, ok: A.Desk, errors: ['DESK_NOT_FOUND'] }) },
+      { schema: doc({ id: 'patchDesk', summary: 'Change a cash desk (its method stays for life)', params: deskId, body: A.PatchDeskBody, ok: A.Desk, errors: ['DESK_NOT_FOUND', 'INVALID_CALLBACK_URL'] }) },
       async (req, reply) => {
         const { method: _method, ...b } = req.body;
         return sendOk(req, reply, await act(req, 'desk.update', req.params.id, (c) => op.patchDesk(c, req.params.id, { ...b, rails: b.rails && dedupe(b.rails), currencies: b.currencies && dedupe(b.currencies) })));

@@ -2381,7 +2381,7 @@ export interface components {
                 };
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database or Redis cannot be reached right now, or the instance is shutting down: retry with back-off (once the listener has closed, the framework answers this status itself, without the envelope) */
+        /** @description `SERVICE_UNAVAILABLE`: a store the service needs (the database, Redis) cannot be reached right now, or the instance is shutting down: retry with back-off */
         ServiceUnavailable: {
             headers: {
                 "X-Trace-Id": components["headers"]["TraceId"];
