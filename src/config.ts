@@ -49,6 +49,8 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** After SIGTERM/SIGINT, how long the listener keeps accepting and serving (with /readyz at 503) before it closes; the grace period starts then. */
   readonly shutdownDrainMs: number;
+  /** A request whose headers and body have not all arrived by then is answered 408 and its connection closed. */
+  readonly requestTimeoutMs: number;
   /** Port of the separate metrics listener; null: metrics are not served. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
@@ -243,6 +245,7 @@ export function parseConfig(env: Env = process.env): Config {
     callbackHostShare: positiveFraction(env, 'CALLBACK_HOST_SHARE', 0.25),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 1, 3600) * 1000,
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 3600) * 1000,
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     breaker: Object.freeze({

@@ -43,7 +43,17 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     // One line per request is written by the onResponse hook below, with the route and the trace id.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     trustProxy: trustProxyOption(ctx.config.trustProxy),
-    return503OnClosing: true,
+    // While the app closes, requests still arriving on open connections answer our own 503
+    // envelope (the onRequest hook below), not Fastify's bare body.
+    return503OnClosing: false,
+    // A request must arrive whole within REQUEST_TIMEOUT_SECONDS (headers and body): a client that
+    // opens a body and never finishes it is answered 408 and dropped instead of holding a socket
+    // and a file descriptor for ever. Node checks open requests every connectionsCheckingInterval.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(60_000, ctx.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(ctx.config.requestTimeoutMs / 4))),
+    },
     // Orders are read by orderRef (up to 255 characters, longer once percent-encoded).
     routerOptions: { maxParamLength: 2048 },
     // Errors raised by the router itself (bad URL encoding, oversized parameters) get the same envelope.
@@ -75,9 +85,16 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   registerRawBodyParser(app);
 
   // Callback-style (not async) hooks: they run on every request, and do nothing that waits.
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.header('X-Trace-Id', req.id);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
     done();
+  });
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('X-Trace-Id', req.id).header('X-Content-Type-Options', 'nosniff');
+    if (!closing) return done();
+    reply.header('Connection', 'close');
+    sendError(req, reply, 'SERVICE_UNAVAILABLE', 'this instance is shutting down; send the request again');
   });
   // Once shutdown began, every answer closes its connection: a keep-alive connection whose request
   // was still running when the listener closed would otherwise hold the shutdown until the client
