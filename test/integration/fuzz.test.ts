@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimits } from '../../src/services/rateLimits.js';
+import type { CheckName } from '../../tools/fuzz/check.js';
 import { formatFindings, fuzz, operationsOf, type Finding, type FuzzReport } from '../../tools/fuzz/engine.js';
 import { provisionFixtures, type Fixtures } from '../../tools/fuzz/provision.js';
 import { startMockProvider, type MockProvider } from '../../tools/mock-provider.js';
@@ -58,6 +59,8 @@ beforeAll(async () => {
     hints: fixtures.hints,
     harvestIds: true,
     salt: 'suite',
+    // The same switch as `npm run fuzz`, for a check whose fix is still landing; none by default.
+    skipChecks: (process.env.FUZZ_SKIP_CHECKS ?? '').split(',').filter(Boolean) as CheckName[],
   });
 }, 90_000);
 
