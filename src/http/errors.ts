@@ -43,6 +43,22 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
     req.log.warn({ err }, 'input refused by the database');
     return sendError(req, reply, 'VALIDATION_ERROR', 'a value is out of range or contains characters that cannot be stored');
   }
+  if (databaseUnreachable(e)) {
+    req.log.error({ err }, 'database unreachable');
+    return sendError(req, reply, 'SERVICE_UNAVAILABLE', 'the database cannot be reached right now; retry with back-off');
+  }
   req.log.error({ err }, 'unhandled error');
   return sendError(req, reply, 'INTERNAL_ERROR', 'internal error; quote the traceId to support');
+}
+
+/**
+ * The database is down or going away, as opposed to a bug: a refused or dropped connection, or
+ * PostgreSQL's connection-exception (08), operator-intervention (57P01–57P03) and
+ * insufficient-resources (53) classes. The caller may retry elsewhere or later: 503.
+ */
+function databaseUnreachable(e: { code?: string; message?: string }): boolean {
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || /^53[0-9A-Z]{3}$/.test(code)) return true;
+  return /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(e.message ?? '');
 }

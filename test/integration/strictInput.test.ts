@@ -236,3 +236,23 @@ describe('slow clients', () => {
     }
   });
 });
+
+describe('a database that cannot be reached', () => {
+  it.each([
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['a server shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    ['a dropped connection', new Error('Connection terminated unexpectedly')],
+  ])('%s answers 503 SERVICE_UNAVAILABLE, not a 500', async (_n, failure) => {
+    const down = { ...h.ctx.db, query: async () => Promise.reject(failure), tx: async () => Promise.reject(failure) };
+    const { buildApp } = await import('../../src/http/app.js');
+    const app = buildApp({ ...h.ctx, db: down as never });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/admin/v1/merchants/mer_x', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(res.statusCode).toBe(503);
+      expect(json(res).fault.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.body).not.toMatch(/5432|administrator/);
+    } finally {
+      await app.close();
+    }
+  });
+});
