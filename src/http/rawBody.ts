@@ -68,10 +68,12 @@ export function rawBodyOf(body: unknown): RawBody {
 
 /**
  * A JSON endpoint takes `application/json` (any `charset` parameter) and nothing else. A request
- * without a body may leave the type out; one with a body, or naming another type, is refused.
+ * without a body passes whatever its type; a body without a type, or of another type, is refused.
  */
 export function isJsonRequest(contentType: string | undefined, raw: RawBody): boolean {
-  if (contentType === undefined) return raw.bytes.length === 0;
+  // An empty body carries nothing to misread, whatever type a client library labels it with.
+  if (raw.bytes.length === 0) return true;
+  if (contentType === undefined) return false;
   const semi = contentType.indexOf(';');
   return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
