@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
-import { sendError } from './errors.js';
-import { rawBodyOf } from './rawBody.js';
+import { sendError } from '../server/errors.js';
+import { rawBodyOf } from '../server/rawBody.js';
 
 export const hashToken = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 

@@ -5,8 +5,8 @@ import { deskAuthenticator, type PendingAuth, type Verdict } from '../services/d
 import type { DeskAtAuth, DeskRow } from '../store/desks.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { MerchantRow } from '../store/merchants.js';
-import { rawBodyOf } from './rawBody.js';
-import { errorEnvelope, sendError } from './errors.js';
+import { rawBodyOf } from '../server/rawBody.js';
+import { errorEnvelope, sendError } from '../server/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BODY_BYTES, rawBodyOf } from '../http/rawBody.js';
+import { MAX_BODY_BYTES, rawBodyOf } from '../server/rawBody.js';
 import { html } from './html.js';
 import { chooseLang, type Lang } from './i18n/index.js';
 import { FORM_PROBLEM_TEXT, type FormProblem } from './i18n/formProblems.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../context.js';
-import { handleError } from '../http/errors.js';
+import { handleError } from '../server/errors.js';
 import { assetRoutes } from './assets.js';
 import { registerFormGuard, sendFormProblem } from './formGuard.js';
 import { cabinetRoutes } from './cabinet/routes.js';

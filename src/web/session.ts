@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
-import { rawBodyOf } from '../http/rawBody.js';
+import { rawBodyOf } from '../server/rawBody.js';
 import { formatUtcTime } from './format.js';
 import { html } from './html.js';
 import { chooseLang, translator } from './i18n/index.js';

@@ -11,7 +11,7 @@ import { acceptAppeal, getAppealForReview, listAppealsForReview, rejectAppeal } 
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { getOperatorOrder, listOperatorOrders } from '../../services/orders.js';
 import { createLimit, listLimitViews, listNotificationViews, removeLimit } from '../../services/turnover.js';
-import { sendOk } from '../errors.js';
+import { sendOk } from '../../server/errors.js';
 import { ADMIN_SECURITY } from '../openapi.js';
 import * as A from '../schemas/admin.js';
 import { IdParam, routeSchema } from '../schemas/common.js';

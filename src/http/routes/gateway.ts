@@ -6,7 +6,7 @@ import { eventsFeed } from '../../services/events.js';
 import { balanceOf, methodsFor, ratesFor } from '../../services/gatewayReads.js';
 import { cancelByMerchant } from '../../services/orderActions.js';
 import { getOrder, getOrderAtOnce } from '../../services/orders.js';
-import { sendOk, sendRefusal, sendTooMany } from '../errors.js';
+import { sendOk, sendRefusal, sendTooMany } from '../../server/errors.js';
 import { SETTLES_AUTH, settleAuth } from '../gatewayAuth.js';
 import { GATEWAY_SECURITY } from '../openapi.js';
 import { IdParam, routeSchema } from '../schemas/common.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { getPayPage, reportPayerReference } from '../../services/payPage.js';
-import { sendOk } from '../errors.js';
+import { sendOk } from '../../server/errors.js';
 import { IdParam, routeSchema } from '../schemas/common.js';
 import { PayerReferenceBody, PayPage } from '../schemas/gateway.js';
 

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { Ctx } from '../../context.js';
 import { receiveProviderEvent } from '../../services/providerEvents.js';
-import { sendError, sendOk } from '../errors.js';
+import { sendError, sendOk } from '../../server/errors.js';
 import { PROVIDER_SECURITY } from '../openapi.js';
 import { routeSchema } from '../schemas/common.js';
-import { isJsonRequest, rawBodyOf } from '../rawBody.js';
+import { isJsonRequest, rawBodyOf } from '../../server/rawBody.js';
 
 // The rules of providerMessages.ts `parseProviderEvent`, which answers 400 VALIDATION_ERROR for a body that breaks them.
 export const ProviderEventBody = Type.Object(

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
-import { handleError, sendTooMany } from '../../http/errors.js';
+import { handleError, sendTooMany } from '../../server/errors.js';
 import { cabinetSignIn, changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import type { Scope, Window } from '../../domain/turnover.js';
-import { handleError } from '../../http/errors.js';
+import { handleError } from '../../server/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
 import { acceptAppeal, appealReceiptFile, rejectAppeal } from '../../services/appeals.js';
 import { audited, listAudit } from '../../services/audit.js';

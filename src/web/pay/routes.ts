@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
-import { sendTooMany } from '../../http/errors.js';
-import { rawBodyOf } from '../../http/rawBody.js';
+import { sendTooMany } from '../../server/errors.js';
+import { rawBodyOf } from '../../server/rawBody.js';
 import { getPayPage, reportPayerReference, type PayPage } from '../../services/payPage.js';
 import { escapeHtml } from '../html.js';
 import { chooseLang, translator, type Lang } from '../i18n/index.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
-import { sendTooMany } from '../../http/errors.js';
+import { sendTooMany } from '../../server/errors.js';
 import { simulatePayment } from '../../services/orderActions.js';
 import { getPayPage } from '../../services/payPage.js';
 import { formatAmount } from '../format.js';

@@ -9,7 +9,7 @@ import { createRateLimits } from '../services/rateLimits.js';
 import type { Db } from '../store/db.js';
 import { buildApp } from './app.js';
 import { parseAllowlist } from '../callbacks/urlGuard.js';
-import { dereference } from './openapiComponents.js';
+import { dereference } from '../http/openapiComponents.js';
 
 type Json = Record<string, any>;
 

@@ -1,20 +1,13 @@
 import { randomHex } from '../ids.js';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
-import { handleError, sendError, sendTooMany } from './errors.js';
-import { parseJsonBodyHook, registerRawBodyParser } from './rawBody.js';
-import { registerHealthRoutes, type HealthOptions } from './health.js';
-import { gatewayAuthHook } from './gatewayAuth.js';
-import { adminAuthHook } from './adminAuth.js';
-import { gatewayRoutes } from './routes/gateway.js';
-import { adminRoutes } from './routes/admin.js';
-import { payRoutes } from './routes/pay.js';
+import { handleError, sendError } from './errors.js';
+import { registerRawBodyParser } from './rawBody.js';
+import type { HealthOptions } from '../http/health.js';
+import { apiRoutes } from '../http/api.js';
 import { webRoutes } from '../web/routes.js';
-import { providerRoutes } from './routes/providers.js';
-import { registerOpenApi } from './openapi.js';
-import { docsRoutes } from './docs.js';
 import { schemaErrorFormatter, validatorCompiler } from './schemaErrors.js';
 
 export type AppOptions = HealthOptions;
@@ -117,38 +110,8 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
 
   app.register(async (root) => {
-    await registerOpenApi(root, API_VERSION);
-    document = () => root.swagger() as unknown as Record<string, unknown>;
-
-    // Liveness and readiness; metrics are served on METRICS_PORT, never here.
-    registerHealthRoutes(root, ctx, opts);
-    await root.register(docsRoutes(API_VERSION));
-
-    await root.register(
-      async (gw) => {
-        gw.addHook('preValidation', gatewayAuthHook(ctx));
-        gw.addHook('preValidation', parseJsonBodyHook());
-        await gw.register(gatewayRoutes(ctx));
-      },
-      { prefix: '/gw/v1' },
-    );
-    await root.register(
-      async (admin) => {
-        admin.addHook('preValidation', adminAuthHook(ctx));
-        admin.addHook('preValidation', parseJsonBodyHook());
-        await admin.register(adminRoutes(ctx));
-      },
-      { prefix: '/admin/v1' },
-    );
-    await root.register(
-      async (pay) => {
-        pay.addHook('preValidation', payRateLimitHook(ctx));
-        pay.addHook('preValidation', parseJsonBodyHook());
-        await pay.register(payRoutes(ctx));
-      },
-      { prefix: '/api/pay' },
-    );
-    await root.register(providerRoutes(ctx), { prefix: '/providers/v1' });
+    // The API and the pages are peers over the same services: neither imports the other.
+    document = await apiRoutes(root, ctx, opts, API_VERSION);
     await root.register(async (p) => webRoutes(p, ctx));
   });
   return app as unknown as FastifyInstance;
@@ -161,13 +124,4 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
 function trustProxyOption(t: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof t === 'number') return (_address, hop) => hop < t;
   return typeof t === 'object' ? [...t] : t;
-}
-
-/** Per client IP, before anything else is read: 100 per 10 s for the page data, 10 per minute for UTR reports. */
-function payRateLimitHook(ctx: Ctx) {
-  return async function limitPayPage(req: FastifyRequest, reply: FastifyReply) {
-    const limiter = req.method === 'POST' ? ctx.limits.payerReference : ctx.limits.payPage;
-    const admission = await limiter.take(req.ip);
-    if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-  };
 }
