@@ -15,7 +15,8 @@ import { ALWAYS, closedBody, ErrorEnvelope, WITH_BODY } from './schemas/common.j
  *   `ErrorEnvelope` narrowed to that status's codes, or a shared response of
  *   `components.responses` where one fits (a single code, the signature checks, the `429`).
  * - Every operation answers `503 SERVICE_UNAVAILABLE` and `500 INTERNAL_ERROR`, every one with a
- *   body `413 PAYLOAD_TOO_LARGE` and `415 UNSUPPORTED_MEDIA_TYPE`; every response carries
+ *   body, and every one but GET and HEAD (a body sent where none is taken is still read),
+ *   `413 PAYLOAD_TOO_LARGE` and `415 UNSUPPORTED_MEDIA_TYPE`; every response carries
  *   `X-Trace-Id`.
  */
 
@@ -99,13 +100,16 @@ const TOO_MANY_REQUESTS: Json = {
   headers: { 'Retry-After': { $ref: `${HEADERS}RetryAfter` }, ...TRACE_ID_HEADER },
 };
 
-function finishOperation(op: Json, responses: Json): void {
+function finishOperation(op: Json, responses: Json, method: string): void {
   const body = op.requestBody as Json | undefined;
   const bodySchema = body?.content?.['application/json']?.schema as Json | undefined;
   // An empty body reads as `{}` (rawBody.ts), so a body without required fields may be left out.
   if (body && bodySchema && !(Array.isArray(bodySchema.required) && bodySchema.required.length > 0)) body.required = false;
 
-  const codes = [...new Set<ErrorCode>([...((op['x-error-codes'] ?? []) as ErrorCode[]), ...(body ? WITH_BODY : []), ...ALWAYS])];
+  // The server reads a body sent with any method but GET and HEAD, also where the operation takes
+  // none (an empty one passes, anything else must be JSON within the limit), so those answer 413 and 415 too.
+  const readsBody = body !== undefined || (method !== 'get' && method !== 'head');
+  const codes = [...new Set<ErrorCode>([...((op['x-error-codes'] ?? []) as ErrorCode[]), ...(readsBody ? WITH_BODY : []), ...ALWAYS])];
   op['x-error-codes'] = codes;
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
@@ -187,7 +191,7 @@ export function finishDocument(generated: Json): Json {
   const doc = applyDocOnly(JSON.parse(JSON.stringify(generated))) as Json;
   const responses: Json = {};
   for (const item of Object.values<Json>(doc.paths ?? {})) {
-    for (const method of HTTP_METHODS) if (isObject(item[method])) finishOperation(item[method], responses);
+    for (const method of HTTP_METHODS) if (isObject(item[method])) finishOperation(item[method], responses, method);
   }
 
   const names = new SchemaNames();

@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
-import { handleError, sendError } from './errors.js';
+import { answerClientError, handleError, sendError } from './errors.js';
 import { registerRawBodyParser } from './rawBody.js';
 import type { HealthOptions } from '../http/health.js';
 import { apiRoutes } from '../http/api.js';
@@ -44,6 +44,9 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     // and a file descriptor for ever. Node checks open requests every connectionsCheckingInterval.
     requestTimeout: ctx.config.requestTimeoutMs,
     http: {
+      // A HTTP/1.1 request without Host is refused by the onRequest hook below, in the envelope,
+      // instead of by Node with an empty body.
+      requireHostHeader: false,
       headersTimeout: Math.min(60_000, ctx.config.requestTimeoutMs),
       connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(ctx.config.requestTimeoutMs / 4))),
     },
@@ -51,6 +54,8 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     routerOptions: { maxParamLength: 2048 },
     // Errors raised by the router itself (bad URL encoding, oversized parameters) get the same envelope.
     frameworkErrors: (err, req, reply) => handleError(err, req, reply),
+    // Requests Node's parser refuses before any route sees them get the envelope too.
+    clientErrorHandler: (err, socket) => answerClientError(ctx, err, socket),
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (ctx.config.trustProxy === true) {
@@ -85,6 +90,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   });
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Trace-Id', req.id).header('X-Content-Type-Options', 'nosniff');
+    if (req.raw.httpVersion === '1.1' && !req.headers.host) return sendError(req, reply, 'VALIDATION_ERROR', 'an HTTP/1.1 request needs a Host header');
     if (!closing) return done();
     reply.header('Connection', 'close');
     sendError(req, reply, 'SERVICE_UNAVAILABLE', 'this instance is shutting down; send the request again');

@@ -1,4 +1,8 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../context.js';
+import { randomHex } from '../ids.js';
 import { AppError, ERROR_STATUS, type ErrorCode, type Refusal } from '../domain/errors.js';
 
 /** D1: `{"status":"error","fault":{"code","detail"},"traceId"}`. */
@@ -61,4 +65,29 @@ function databaseUnreachable(e: { code?: string; message?: string }): boolean {
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
   if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || /^53[0-9A-Z]{3}$/.test(code)) return true;
   return /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(e.message ?? '');
+}
+
+/**
+ * A request Node's HTTP parser refused before any route could see it: malformed request line or
+ * headers (400), headers over the size limit (431), a request that did not arrive whole in time
+ * (408). It gets the envelope with a trace id like every other answer, and the connection closes
+ * (the parser cannot find where the next request would start).
+ */
+export function answerClientError(ctx: Ctx, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const traceId = randomHex(12);
+  const [code, detail]: [ErrorCode, string] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['REQUEST_TIMEOUT', 'the request did not arrive whole in time']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? ['HEADERS_TOO_LARGE', 'the request headers are larger than the server takes']
+    : ['VALIDATION_ERROR', 'the request is not well-formed HTTP'];
+  const status = ERROR_STATUS[code];
+  ctx.log.info({ traceId, status, reason: err.code ?? err.message }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ status: 'error', fault: { code, detail }, traceId });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Trace-Id: ${traceId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

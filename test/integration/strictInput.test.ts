@@ -234,9 +234,56 @@ describe('slow clients', () => {
       socket.write('POST /admin/v1/merchants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na');
       await closed;
       expect(received).toMatch(/^HTTP\/1\.1 408/);
+      const envelope = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+      expect(envelope).toMatchObject({ status: 'error', fault: { code: 'REQUEST_TIMEOUT' } });
+      expect(received).toContain(`X-Trace-Id: ${envelope.traceId}`);
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  /** Sends raw bytes and reads until the server closes or has answered in full. */
+  async function exchange(text: string): Promise<{ status: number; headers: string; body: string }> {
+    await h.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => undefined);
+    const { port } = h.app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const done = new Promise<void>((resolve) => {
+      socket.on('data', (c) => {
+        received += c.toString('latin1');
+        const end = received.indexOf('\r\n\r\n');
+        const length = /content-length: (\d+)/i.exec(received)?.[1];
+        if (end >= 0 && length !== undefined && received.length >= end + 4 + Number(length)) resolve();
+      });
+      socket.on('close', () => resolve());
+    });
+    socket.write(text);
+    await done;
+    socket.destroy();
+    const end = received.indexOf('\r\n\r\n');
+    return { status: Number(received.slice(9, 12)), headers: received.slice(0, end), body: received.slice(end + 4) };
+  }
+
+  it.each([
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400, 'VALIDATION_ERROR'],
+    ['headers larger than the server takes', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', 400, 'VALIDATION_ERROR'],
+    ['a header line without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n', 400, 'VALIDATION_ERROR'],
+  ])('%s answers %i in the envelope with a trace id', async (_name, text, status, code) => {
+    const res = await exchange(text);
+    expect(res.status).toBe(status);
+    const envelope = JSON.parse(res.body);
+    expect(envelope).toMatchObject({ status: 'error', fault: { code } });
+    expect(envelope.traceId).toMatch(/^[0-9a-f]{24}$/);
+    expect(res.headers).toMatch(new RegExp(`X-Trace-Id: ${envelope.traceId}`, 'i'));
+    expect(res.headers).toMatch(/X-Content-Type-Options: nosniff/i);
+  });
+
+  it('an HTTP/1.0 request without Host is served', async () => {
+    const res = await exchange('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(200);
   });
 });
 
@@ -247,7 +294,7 @@ describe('a database that cannot be reached', () => {
     ['a dropped connection', new Error('Connection terminated unexpectedly')],
   ])('%s answers 503 SERVICE_UNAVAILABLE, not a 500', async (_n, failure) => {
     const down = { ...h.ctx.db, query: async () => Promise.reject(failure), tx: async () => Promise.reject(failure) };
-    const { buildApp } = await import('../../src/http/app.js');
+    const { buildApp } = await import('../../src/server/app.js');
     const app = buildApp({ ...h.ctx, db: down as never });
     try {
       const res = await app.inject({ method: 'GET', url: '/admin/v1/merchants/mer_x', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
