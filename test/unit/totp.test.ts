@@ -3,7 +3,7 @@ import { base32Decode, base32Encode, hotp, matchTotp, otpauthUri, totp, totpStep
 
 const RFC_SECRET = Buffer.from('12345678901234567890', 'ascii');
 
-describe('TOTP (RFC 4226 / RFC 6238)', () => {
+describe('TOTP (RFC 4226 / RFC 6238) through otpauth', () => {
   it('reproduces the HOTP test values of RFC 4226, appendix D', () => {
     const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
     expect(expected.map((_, i) => hotp(RFC_SECRET, i))).toEqual(expected);
@@ -36,7 +36,10 @@ describe('TOTP (RFC 4226 / RFC 6238)', () => {
   });
 
   it('builds the otpauth address authenticator apps scan', () => {
-    const uri = otpauthUri('Paygate', 'ops@example.com', 'MZXW6YTBOI');
-    expect(uri).toBe('otpauth://totp/Paygate%3Aops%40example.com?secret=MZXW6YTBOI&issuer=Paygate&algorithm=SHA1&digits=6&period=30');
+    const uri = new URL(otpauthUri('Paygate', 'ops@example.com', 'MZXW6YTBOI'));
+    expect(uri.protocol).toBe('otpauth:');
+    expect(uri.host).toBe('totp');
+    expect(decodeURIComponent(uri.pathname)).toBe('/Paygate:ops@example.com');
+    expect(Object.fromEntries(uri.searchParams)).toEqual({ secret: 'MZXW6YTBOI', issuer: 'Paygate', algorithm: 'SHA1', digits: '6', period: '30' });
   });
 });
