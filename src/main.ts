@@ -1,6 +1,6 @@
 import { systemClock } from './clock.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
-import { buildApp } from './server/app.js';
+import { buildApp } from './app/buildApp.js';
 import { buildMetricsApp } from './http/health.js';
 import { batchedStdout, createLogger, createRuntime, openDatabase } from './runtime.js';
 import { seedDemo, type DemoSeed } from './seed.js';

@@ -3,7 +3,7 @@
  * reference `docs/api-reference.md`). `npm run openapi`; a test fails when either is out of date.
  */
 import { writeFileSync } from 'node:fs';
-import { generateOpenApi, renderMarkdownReference } from '../src/server/openapiDocument.js';
+import { generateOpenApi, renderMarkdownReference } from '../src/app/openapiDocument.js';
 
 const doc = await generateOpenApi();
 writeFileSync(new URL('../openapi.json', import.meta.url), JSON.stringify(doc, null, 2) + '\n');

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 // Any fixed number: every instance starting at once takes the same lock, so one migrates and the others wait.
@@ -46,4 +46,10 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
     }
     return done;
   });
+}
+
+/** The version of the last migration applied (0 on an empty schema). */
+export async function schemaVersion(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+  return rows[0]?.v ?? 0;
 }

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/context.js';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp } from '../../src/app/buildApp.js';
 import { hashToken } from '../../src/http/adminAuth.js';
 import { createMetrics } from '../../src/metrics.js';
 import { SecretBox } from '../../src/secretbox.js';

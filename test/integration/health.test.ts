@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp } from '../../src/app/buildApp.js';
 import { buildMetricsApp } from '../../src/http/health.js';
 import { watchRedis } from '../../src/runtime.js';
 import { redisNonceStore } from '../../src/services/nonces.js';

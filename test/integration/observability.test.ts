@@ -41,7 +41,7 @@ describe('logs', () => {
   it('an unexpected error is a generic 500 envelope, logged once with the trace id, never a stack trace in the answer', async () => {
     lines.length = 0;
     const broken = { ...h.ctx.db, query: async () => Promise.reject(new Error('unexpected state in the statement cache')) };
-    const app2 = (await import('../../src/server/app.js')).buildApp({ ...h.ctx, db: broken as any });
+    const app2 = (await import('../../src/app/buildApp.js')).buildApp({ ...h.ctx, db: broken as any });
     const res = await app2.inject({ method: 'GET', url: '/admin/v1/merchants/mer_x', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     await app2.close();
     expect(res.statusCode).toBe(500);

@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, ERROR_STATUS } from '../../src/domain/errors.js';
 import { dereference, documentedRouteSchema } from '../../src/http/openapiComponents.js';
-import { generateOpenApi, renderMarkdownReference } from '../../src/server/openapiDocument.js';
+import { generateOpenApi, renderMarkdownReference } from '../../src/app/openapiDocument.js';
 import { validateBands } from '../../src/services/operator.js';
 import { admin, createHarness, json, type Harness } from '../helpers/harness.js';
 

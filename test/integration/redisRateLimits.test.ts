@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/server/app.js';
+import { buildApp } from '../../src/app/buildApp.js';
 import { createUser } from '../../src/services/accounts.js';
 import { createRateLimits } from '../../src/services/rateLimits.js';
 import { accountLimitCases } from '../helpers/accountLimitCases.js';

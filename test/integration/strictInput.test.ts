@@ -294,7 +294,7 @@ describe('a database that cannot be reached', () => {
     ['a dropped connection', new Error('Connection terminated unexpectedly')],
   ])('%s answers 503 SERVICE_UNAVAILABLE, not a 500', async (_n, failure) => {
     const down = { ...h.ctx.db, query: async () => Promise.reject(failure), tx: async () => Promise.reject(failure) };
-    const { buildApp } = await import('../../src/server/app.js');
+    const { buildApp } = await import('../../src/app/buildApp.js');
     const app = buildApp({ ...h.ctx, db: down as never });
     try {
       const res = await app.inject({ method: 'GET', url: '/admin/v1/merchants/mer_x', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });

@@ -3,12 +3,12 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
-import { answerClientError, handleError, sendError } from './errors.js';
-import { registerRawBodyParser } from './rawBody.js';
-import type { HealthOptions } from '../http/health.js';
+import { answerClientError, handleError, sendError } from '../server/errors.js';
+import { registerRawBodyParser } from '../server/rawBody.js';
+import type { HealthOptions } from '../services/health.js';
 import { apiRoutes } from '../http/api.js';
 import { webRoutes } from '../web/routes.js';
-import { schemaErrorFormatter, validatorCompiler } from './schemaErrors.js';
+import { schemaErrorFormatter, validatorCompiler } from '../server/schemaErrors.js';
 
 export type AppOptions = HealthOptions;
 

@@ -7,7 +7,7 @@ import { createMetrics } from '../metrics.js';
 import { SecretBox } from '../secretbox.js';
 import { createRateLimits } from '../services/rateLimits.js';
 import type { Db } from '../store/db.js';
-import { buildApp } from './app.js';
+import { buildApp } from './buildApp.js';
 import { parseAllowlist } from '../callbacks/urlGuard.js';
 import { dereference } from '../http/openapiComponents.js';
 
