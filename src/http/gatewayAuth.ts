@@ -2,9 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { ERROR_STATUS } from '../domain/errors.js';
 import { deskAuthenticator, type PendingAuth, type Verdict } from '../services/deskAuth.js';
-import type { DeskAtAuth, DeskRow } from '../store/desks.js';
-import type { CatalogVersions } from '../store/catalogVersions.js';
-import type { MerchantRow } from '../store/merchants.js';
+import type { CatalogVersions, DeskAtAuth, DeskRow, MerchantRow } from '../services/shapes.js';
 import { rawBodyOf } from '../server/rawBody.js';
 import { errorEnvelope, sendError } from '../server/errors.js';
 

@@ -7,7 +7,7 @@ import { html } from './html.js';
 import { chooseLang, translator } from './i18n/index.js';
 import { document, sendPage } from './layout.js';
 import { csrfKey, csrfToken, csrfValid, resumeSession, startSession, type SessionInfo } from '../services/sessions.js';
-import type { Surface } from '../store/sessions.js';
+import type { Surface } from '../services/shapes.js';
 
 /**
  * What the cabinet and the back office share about people signed in through a browser (web spec,

@@ -50,11 +50,4 @@ describe('module structure', () => {
     expect(g.get('providers/cascade.ts')).toContain('providers/registry.ts');
     expect(cycles(g).map((c) => c.join(' → '))).toEqual([]);
   });
-
-  it('keeps the domain pure and the store out of the routes', () => {
-    for (const [file, deps] of g) {
-      if (file.startsWith('domain/')) expect(deps.filter((d) => !d.startsWith('domain/')), file).toEqual([]);
-      if (file.startsWith('http/routes/')) expect(deps.filter((d) => d.startsWith('store/')), file).toEqual([]);
-    }
-  });
 });

@@ -12,7 +12,7 @@ import { orderPageExtras } from '../../services/orderTimeline.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
 import { orderView } from '../../services/orderViews.js';
 import { endSession, listSessions, revokeOwnSession } from '../../services/sessions.js';
-import type { OrderRow } from '../../store/orders.js';
+import type { OrderRow } from '../../services/shapes.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
 import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';

@@ -1,8 +1,7 @@
 import type { Ctx } from '../../context.js';
 import { cabinetAccount } from '../../services/cabinet.js';
 import type { SessionInfo } from '../../services/sessions.js';
-import type { UserRow } from '../../store/accounts.js';
-import type { MerchantRow } from '../../store/merchants.js';
+import type { MerchantRow, UserRow } from '../../services/shapes.js';
 import { uploadFields } from '../multipart.js';
 import { formOf, sessionHook, type SurfaceCookies } from '../session.js';
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { officeOperator } from '../../services/office.js';
 import type { SessionInfo } from '../../services/sessions.js';
-import type { OperatorRow } from '../../store/accounts.js';
+import type { OperatorRow } from '../../services/shapes.js';
 import { sessionHook, type SurfaceCookies } from '../session.js';
 
 /** The back office's cookies, apart from the cabinet's (web spec, "Common rules"). */
