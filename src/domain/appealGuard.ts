@@ -17,8 +17,9 @@ export function pausedForAppeals(pausedNow: boolean, openAppeals: number): boole
   return pausedNow;
 }
 
-export type AppealStatus = 'Open' | 'Accepted' | 'Rejected' | 'Cancelled';
-export const APPEAL_STATUSES: readonly AppealStatus[] = ['Open', 'Accepted', 'Rejected', 'Cancelled'];
+/** An appeal's statuses; `Cancelled` is reserved and never assigned. */
+export const APPEAL_STATUSES = ['Open', 'Accepted', 'Rejected', 'Cancelled'] as const;
+export type AppealStatus = (typeof APPEAL_STATUSES)[number];
 
 /**
  * What POST /gw/v1/appeals does for an order in a given state (spec rules 1–3, D17): a Canceled

@@ -3,8 +3,20 @@ import { isIsoCurrency, isMethod, isRailless, railsOf, railServesCurrency, MOBIL
 import { fail, ok, type Result } from './errors.js';
 import { amountFromJson, fmt8, dec } from './money.js';
 
-export type OrderStatus = 'Created' | 'Payed' | 'Completed' | 'Canceled' | 'Dispute';
-export type SubStatus = 'WaitingForPayment' | 'WaitingAdminConfirmation' | 'SuccessfullyPaid' | 'Cancelled' | 'Expired';
+/** The statuses an order takes (spec "Order statuses"). */
+export const ORDER_STATUSES = ['Created', 'Payed', 'Completed', 'Canceled', 'Dispute'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+/** Statuses the spec names but never assigns (D18): listed in the API's enum, never written. */
+export const RESERVED_ORDER_STATUSES = ['CompletedOnDispute', 'WaitingPayment'] as const;
+export const SUB_STATUSES = ['WaitingForPayment', 'WaitingAdminConfirmation', 'SuccessfullyPaid', 'Cancelled', 'Expired'] as const;
+export type SubStatus = (typeof SUB_STATUSES)[number];
+/** The callbacks an order's changes send (spec "Callbacks"). */
+export const EVENT_KINDS = ['order.completed', 'order.cancelled', 'order.appealed', 'order.updated'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export function isOrderStatus(v: unknown): v is OrderStatus {
+  return typeof v === 'string' && (ORDER_STATUSES as readonly string[]).includes(v);
+}
 
 export const DEFAULT_LIFETIME_MINUTES = 15;
 export const IDEMPOTENCY_WINDOW_MS = 3_600_000;

@@ -9,9 +9,15 @@ export interface Capability {
   max: string;
 }
 
+/** How a provider issues payment details: the simulator, the platform's own pool, a remote connector. */
+export const PROVIDER_KINDS = ['sandbox', 'pool', 'http'] as const;
+export type ProviderKindName = (typeof PROVIDER_KINDS)[number];
+/** The kinds an operator creates; the sandbox is built in. */
+export const CREATABLE_PROVIDER_KINDS = PROVIDER_KINDS.filter((k): k is Exclude<ProviderKindName, 'sandbox'> => k !== 'sandbox');
+
 export interface ProviderView {
   id: string;
-  kind: 'sandbox' | 'pool' | 'http';
+  kind: ProviderKindName;
   priority: number;
   pausedManual: boolean;
   pausedAppeals: boolean;

@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 
-export type EventKind = 'order.completed' | 'order.cancelled' | 'order.appealed' | 'order.updated';
+export type { EventKind } from '../domain/orders.js';
+import type { EventKind } from '../domain/orders.js';
 
 /** NOTIFY channel raised when an event is written, so an idle delivery worker wakes at once. */
 export const OUTBOX_CHANNEL = 'paygate_outbox';

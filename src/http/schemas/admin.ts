@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { METHODS } from '../../domain/catalogue.js';
 import { APPEAL_STATUSES } from '../../domain/appealGuard.js';
+import { CREATABLE_PROVIDER_KINDS, PROVIDER_KINDS, type ProviderKindName } from '../../domain/providers.js';
 import { Amount2, BoundedDecimalInput, CurrencyCode, DecimalInput, docOnly, Nullable, Percent4, Timestamp, UrlString, Usd8 } from './common.js';
 import { Appeal, Balance, Order, OrderGetFields, OrderStatus, Settlement } from './gateway.js';
 
@@ -152,7 +153,7 @@ export const Capability = Type.Object(
 export const CreateProviderBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    kind: Type.Unsafe<string>({ type: 'string', enum: ['pool', 'http'], 'x-message': 'must be pool or http (the sandbox is built in)' }),
+    kind: Type.Unsafe<string>({ type: 'string', enum: [...CREATABLE_PROVIDER_KINDS], 'x-message': `must be ${CREATABLE_PROVIDER_KINDS.join(' or ')} (the sandbox is built in)` }),
     priority: opt(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower is tried first; default 100' })),
     capabilities: Type.Array(Capability, { minItems: 1 }),
     requisites: opt(Type.Array(Type.Record(Type.String(), Nullable(Type.String())), { description: 'pool: payment details handed out in turn' })),
@@ -166,7 +167,7 @@ export const Provider = Type.Object(
   {
     id: str('`prv_` id'),
     name: Type.String(),
-    kind: Type.Unsafe<string>({ type: 'string', enum: ['sandbox', 'pool', 'http'], title: 'ProviderKind' }),
+    kind: Type.Unsafe<ProviderKindName>({ type: 'string', enum: [...PROVIDER_KINDS], title: 'ProviderKind' }),
     priority: Type.Integer(),
     paused: Type.Boolean(),
     pauseReasons: Type.Array(Type.String()),

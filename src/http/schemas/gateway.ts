@@ -1,16 +1,16 @@
 import Type, { type Static } from 'typebox';
 import { MOBILE_OPERATORS } from '../../domain/catalogue.js';
 import { PAYMENT_KEYS } from '../../domain/payment.js';
+import { APPEAL_STATUSES } from '../../domain/appealGuard.js';
+import { EVENT_KINDS, ORDER_STATUSES as DOMAIN_ORDER_STATUSES, RESERVED_ORDER_STATUSES, SUB_STATUSES } from '../../domain/orders.js';
 import { Amount2, CurrencyCode, docOnly, Nullable, Percent4, Timestamp, UrlString, Usd8 } from './common.js';
 
 const URL_MAX = 2048;
 const str = (description: string) => Type.String({ description });
 const nstr = (description: string) => Nullable(Type.String({ description }));
 
-export const ORDER_STATUSES = ['Created', 'Payed', 'Completed', 'Canceled', 'Dispute', 'CompletedOnDispute', 'WaitingPayment'] as const;
-export const SUB_STATUSES = ['WaitingForPayment', 'WaitingAdminConfirmation', 'SuccessfullyPaid', 'Cancelled', 'Expired'] as const;
-export const APPEAL_STATUS_VALUES = ['Open', 'Accepted', 'Rejected', 'Cancelled'] as const;
-export const EVENT_KINDS = ['order.completed', 'order.cancelled', 'order.appealed', 'order.updated'] as const;
+/** Every status the API may name: those orders take, and the reserved ones. */
+export const ORDER_STATUSES = [...DOMAIN_ORDER_STATUSES, ...RESERVED_ORDER_STATUSES] as const;
 
 export const OrderStatus = Type.Unsafe<(typeof ORDER_STATUSES)[number]>({
   type: 'string',
@@ -19,7 +19,7 @@ export const OrderStatus = Type.Unsafe<(typeof ORDER_STATUSES)[number]>({
   description: '`CompletedOnDispute` and `WaitingPayment` are reserved and never assigned (D18)',
 });
 export const OrderSubStatus = Type.Unsafe<(typeof SUB_STATUSES)[number]>({ type: 'string', enum: [...SUB_STATUSES], title: 'OrderSubStatus', description: 'for display; branch on `status`' });
-export const AppealStatus = Type.Unsafe<(typeof APPEAL_STATUS_VALUES)[number]>({ type: 'string', enum: [...APPEAL_STATUS_VALUES], title: 'AppealStatus', description: '`Cancelled` is reserved' });
+export const AppealStatus = Type.Unsafe<(typeof APPEAL_STATUSES)[number]>({ type: 'string', enum: [...APPEAL_STATUSES], title: 'AppealStatus', description: '`Cancelled` is reserved' });
 export const EventKind = Type.Unsafe<(typeof EVENT_KINDS)[number]>({ type: 'string', enum: [...EVENT_KINDS], title: 'EventKind' });
 
 // ---- requests
