@@ -103,6 +103,11 @@ describe('layers.json', () => {
     expect(read.map((i) => [i.to, i.typeOnly])).toEqual([['store/a.ts', true], ['store/b.ts', true], ['store/c.ts', false], ['store/d.ts', false]]);
   });
 
+  it('ARCHITECTURE.md shows every room', () => {
+    const doc = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+    for (const r of rooms) for (const p of r.paths) expect(doc, `${r.name}: ${p}`).toContain(p);
+  });
+
   it('holds for every import in src/', () => {
     const broken = sources.flatMap((s) => s.imports.map((i) => ({ i, why: breach(i) }))).filter((b) => b.why !== null);
     expect(broken.map((b) => `${b.i.from} → ${b.i.to}: ${b.why}`)).toEqual([]);
