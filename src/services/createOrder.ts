@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ctx } from '../context.js';
 import { AppError, type Refusal } from '../domain/errors.js';
 import { fmt2, fmt8, settle, dec } from '../domain/money.js';
@@ -8,23 +7,27 @@ import { newId } from '../ids.js';
 import { runCascade, type CascadeOptions, type CascadeOrder } from '../providers/cascade.js';
 import type { PendingAuth } from './deskAuth.js';
 import type { Queryable } from '../store/db.js';
+import type { DeskAtAuth } from '../store/desks.js';
 import type { CatalogVersions } from '../store/catalogVersions.js';
 import type { DeskRow } from '../store/desks.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { Cap } from '../domain/turnover.js';
 import { claimRef, lockRef, reassignRef } from '../store/orderRefs.js';
-import { getOrderById, insertPendingOrder, insertPendingOrderClaimingRef, insertPlacedOrderAuthenticating, insertPlacedOrderClaimingRef, markPlaced, markPlacementFailed, type NewOrder, type OrderRow } from '../store/orders.js';
+import { getOrderById, markPlaced, markPlacementFailed, writeOrder, writeOrders, type NewOrder, type OrderRow, type OrderToWrite } from '../store/orders.js';
 import { checkUrlRules } from './callbackUrls.js';
 import { expireIfDueInTx } from './orderActions.js';
 import { currenciesAt, pricingOf } from './gatewayReads.js';
 import { capsAt, firstExceededCap } from './turnover.js';
 import { createView } from './orderViews.js';
 
-/** A repeat that finds the first create still placing its order polls for it this often, up to the cascade budget. */
+/**
+ * A repeat that finds the first create still placing its order waits for it, up to the cascade
+ * budget: woken at once when this process is the one placing it, otherwise polling this often.
+ */
 const PLACEMENT_POLL_MS = 25;
 const PLACEMENT_WAIT_MS = 170_000;
 
-type Decision = { kind: 'new'; order: NewOrder } | { kind: 'existing'; order: OrderRow } | { kind: 'wait'; orderId: string };
+type Decision = { kind: 'new' } | { kind: 'existing'; order: OrderRow } | { kind: 'wait'; orderId: string };
 
 function refuse(r: Refusal): never {
   throw new AppError(r.code, r.detail);
@@ -90,73 +93,50 @@ async function validate(
   return { terms, caps };
 }
 
-/** Step 11: the reservation, or the order the reference already means (the spec's four idempotency rules). */
-async function reserve(q: Queryable, ctx: Ctx, terms: Omit<NewOrder, 'id' | 'orderRef'>, ref: string | null): Promise<Decision> {
-  const order: NewOrder = { ...terms, id: newId('ord'), orderRef: ref };
-  const claim = { deskId: terms.deskId, ref: ref ?? '', orderId: order.id, amount: terms.amount, currency: terms.currency, at: terms.createdAt };
-  if (ref === null || (await claimRef(q, claim))) {
-    await insertPendingOrder(q, order);
-    return { kind: 'new', order };
-  }
-  const held = (await lockRef(q, terms.deskId, ref))!;
-  let existing = await getOrderById(q, held.order_id, { anyPlacement: true });
-  // Past its expiresAt but not yet reached by the expiry worker: the order is expired (rule 2), so it
-  // is closed here as the worker would close it, and the repeat gets a new order.
-  if (existing && existing.placement === 'placed' && existing.status === 'Created' && existing.expires_at.getTime() <= ctx.clock.now()) {
-    existing = await expireIfDueInTx(q, ctx, existing.id);
-  }
-  const hourPassed = ctx.clock.now() - held.created_at.getTime() >= IDEMPOTENCY_WINDOW_MS;
-  if (!existing || hourPassed || existing.placement === 'failed' || existing.status === 'Canceled') {
-    await reassignRef(q, claim);
-    await insertPendingOrder(q, order);
-    return { kind: 'new', order };
-  }
-  if (existing.placement === 'pending') return { kind: 'wait', orderId: existing.id };
-  if (!dec(existing.amount).eq(terms.amount) || existing.currency !== terms.currency) {
-    throw new AppError('ORDER_REF_CONFLICT', `orderRef ${ref} was used within the hour for ${fmt2(existing.amount)} ${existing.currency}`);
-  }
-  return { kind: 'existing', order: existing };
-}
+/** The desk as authentication left it: what an order is validated against. */
+export type DeskAsRead = Pick<DeskAtAuth, 'desk' | 'merchant'> & { versions: CatalogVersions | null | undefined };
 
-async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
-  const until = Date.now() + PLACEMENT_WAIT_MS;
-  while (Date.now() < until) {
-    const o = await getOrderById(ctx.db, orderId, { anyPlacement: true });
-    if (!o || o.placement !== 'pending') return;
-    await sleep(PLACEMENT_POLL_MS);
-  }
-}
+type Issued = NonNullable<OrderToWrite['issued']>;
 
-/** Steps 1–10 done: the order's terms, the new order, and how the cascade runs for it. */
+/** Steps 1–10 done, and step 12 as far as providers that issue within the process go. */
 interface Prepared {
-  req: CreateOrderRequest;
-  terms: Omit<NewOrder, 'id' | 'orderRef'>;
-  fresh: NewOrder;
-  approved: boolean;
+  order: NewOrder;
   /** Under review with the sandbox off: no provider at all (MERCHANT_NOT_APPROVED after the reservation). */
   shutOut: boolean;
   cascadeOptions: CascadeOptions;
+  /**
+   * The details the provider the cascade comes to first issued without leaving the process (the
+   * sandbox), so that reserving and placing are one statement; null when that provider is another
+   * kind (the order is reserved, then the whole cascade runs).
+   */
+  issued: Issued | null;
 }
 
-async function prepare(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions: CatalogVersions | null | undefined): Promise<Prepared> {
-  const parsed = parseCreateOrder(body);
-  if (!parsed.ok) refuse(parsed.refusal);
-  const req = parsed.value;
-  const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions);
-  const approved = merchant.status === 'Active';
-  return {
-    req,
-    terms,
-    fresh: { ...terms, id: newId('ord'), orderRef: req.orderRef },
-    approved,
-    shutOut: !approved && !merchant.sandbox,
-    cascadeOptions: {
+/** A preparation, or the refusal it came to (answered once authentication and the order limit have had their say). */
+type Preparation = { ok: true; value: Prepared } | { ok: false; error: AppError };
+
+async function prepare(ctx: Ctx, parsed: ReturnType<typeof parseCreateOrder>, at: DeskAsRead): Promise<Preparation> {
+  try {
+    if (!parsed.ok) refuse(parsed.refusal);
+    const { desk, merchant, versions } = at;
+    const req = parsed.value;
+    const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions);
+    const approved = merchant.status === 'Active';
+    const order: NewOrder = { ...terms, id: newId('ord'), orderRef: req.orderRef };
+    const shutOut = !approved && !merchant.sandbox;
+    const cascadeOptions: CascadeOptions = {
       approved,
       providersVersion: versions?.providers,
       providerCap: (providerId: string) =>
         firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(terms.settledAmount), 'provider', caps),
-    },
-  };
+    };
+    const instant = shutOut ? null : await runCascade(ctx, cascadeOf(order), { ...cascadeOptions, instantOnly: true });
+    const issued = instant?.ok ? { payment: instant.payment, providerId: instant.providerId } : null;
+    return { ok: true, value: { order, shutOut, cascadeOptions, issued } };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, error: err };
+    throw err;
+  }
 }
 
 const cascadeOf = (order: NewOrder): CascadeOrder => ({
@@ -169,109 +149,163 @@ const cascadeOf = (order: NewOrder): CascadeOrder => ({
   expiresAt: isoSeconds(order.expiresAt),
 });
 
-/**
- * Step 12 before step 11, when the provider the cascade comes to first issues within the process
- * (the sandbox): its details, so that reserving and placing can be one statement. Null otherwise.
- */
-async function issueAtOnce(ctx: Ctx, p: Prepared) {
-  if (p.shutOut) return null;
-  const instant = await runCascade(ctx, cascadeOf(p.fresh), { ...p.cascadeOptions, instantOnly: true });
-  return instant?.ok ? instant : null;
+/** Did authentication, settled, read the desk, its merchant or a catalogue at other versions than the order was prepared against? */
+function moved(a: DeskAtAuth, b: DeskAtAuth): boolean {
+  if (a.desk.row_version !== b.desk.row_version || a.desk.secret_enc !== b.desk.secret_enc || a.merchantVersion !== b.merchantVersion) return true;
+  const keys = new Set([...Object.keys(a.versions ?? {}), ...Object.keys(b.versions ?? {})]) as Set<keyof CatalogVersions>;
+  for (const k of keys) if (a.versions?.[k] !== b.versions?.[k]) return true;
+  return false;
 }
 
-/** POST /gw/v1/orders: validation, idempotency, then the provider cascade outside any transaction. Answers the create fields. */
-export async function createOrder(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null) {
-  return createView(await createOrderRow(ctx, desk, merchant, body, versions));
-}
-
-export type AtOnce = { kind: 'created'; order: ReturnType<typeof createView> } | { kind: 'continue'; admitted: boolean };
-const NOT_AT_ONCE: AtOnce = { kind: 'continue', admitted: false };
+export type OrderAnswer =
+  | { kind: 'created'; order: ReturnType<typeof createView> }
+  /** Authentication, settled here, refused the request: its answer instead of anything else. */
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'tooMany'; retryAfterMs: number };
 
 /**
- * POST /gw/v1/orders in one statement with authentication's last check (see PendingAuth): the
- * order is validated against the desk and merchant as this instance last read them, one
- * admission is taken from the desk's order limit, and a single statement claims the nonce (only if
- * that read is still current), the reference and the placed order.
+ * POST /gw/v1/orders, the one path of every order: the desk's order limit, then the order
+ * prepared once (validation, the callback URL, pricing, the caps and the cascade as far as
+ * providers that issue within the process), then written by one statement.
  *
- * `created` is the answer. Anything else is `continue`: when the statement claimed the nonce (the
- * reference was held) authentication is settled and the admission kept (`admitted`); otherwise
- * nothing was written, the admission was given back, and the request goes the usual way
- * (authentication's own statement first), where any refusal is found and answered in the
- * spec's order.
+ * `auth` is the desk as authentication read it, or a PendingAuth (checks 1–5 passed against the
+ * desk as this instance last read it): then the statement that writes the order also makes
+ * authentication's last check (the nonce claimed only while that read is current). When it could
+ * not (nothing was written), authentication is settled the usual way and its refusal answers; the
+ * order is prepared again only if the desk, merchant or catalogues it read had moved. Refusals of
+ * the order itself (thrown AppErrors) come after authentication and the limit, in the spec's order.
  */
-export async function createOrderAtOnce(ctx: Ctx, auth: PendingAuth, body: Record<string, unknown>): Promise<AtOnce> {
-  const { desk, merchant, versions } = auth.at;
-  let p: Prepared;
-  try {
-    p = await prepare(ctx, desk, merchant, body, versions);
-  } catch (err) {
-    if (err instanceof AppError) return NOT_AT_ONCE;
-    throw err;
+export async function createOrder(ctx: Ctx, auth: PendingAuth | DeskAsRead, body: Record<string, unknown>): Promise<OrderAnswer> {
+  const pending = 'settle' in auth ? auth : null;
+  let at: DeskAsRead = pending ? pending.at : (auth as DeskAsRead);
+  // 30 per 10 s per desk key, 5 queued; an admission of a request authentication then refuses is given back.
+  const admission = await ctx.limits.orderCreate.take(at.desk.key);
+  if (!admission.ok) {
+    const refused = pending && (await pending.settle());
+    if (refused && !refused.ok) return { kind: 'refused', refusal: refused.refusal };
+    return { kind: 'tooMany', retryAfterMs: admission.retryAfterMs };
   }
-  const issued = await issueAtOnce(ctx, p);
-  if (!issued) return NOT_AT_ONCE;
-  if (!(await ctx.limits.orderCreate.take(desk.key)).ok) return NOT_AT_ONCE;
-  const r = await insertPlacedOrderAuthenticating(ctx.db, p.fresh, issued.payment, issued.providerId, auth.lastCheck(ctx.clock.now()));
-  if (r.claimed) auth.settledBy();
-  if (r.placed) {
-    ctx.metrics.ordersCreated.inc({ method: p.fresh.method, rail: p.fresh.rail ?? '' });
-    const o = p.fresh;
-    return {
-      kind: 'created',
-      order: createView({
-        id: o.id, amount: o.amount, currency: o.currency, settled_amount: o.settledAmount, rate: o.rate, method: o.method, rail: o.rail,
-        status: 'Created', payment: issued.payment, created_at: o.createdAt, expires_at: o.expiresAt,
-      }),
-    };
-  }
-  if (r.claimed) return { kind: 'continue', admitted: true };
-  await ctx.limits.orderCreate.refund(desk.key);
-  return NOT_AT_ONCE;
-}
-
-async function createOrderRow(ctx: Ctx, desk: DeskRow, merchant: MerchantRow, body: Record<string, unknown>, versions?: CatalogVersions | null): Promise<OrderRow> {
-  const p = await prepare(ctx, desk, merchant, body, versions);
-  const { req, terms, fresh, cascadeOptions } = p;
-
-  // Steps 11 and 12 in one statement when the provider the cascade comes to first issues within the
-  // process (the sandbox) and the reference is free: the order is inserted already placed.
-  const issued = await issueAtOnce(ctx, p);
-  if (issued) {
-    const placed = await insertPlacedOrderClaimingRef(ctx.db, fresh, issued.payment, issued.providerId);
-    if (placed) return created(ctx, placed);
-  }
-
-  // Otherwise step 11 in one statement when the reference is free (or there is none); the
-  // idempotency rules in a transaction of their own only when it is already held.
-  let decision: Decision;
-  if (await insertPendingOrderClaimingRef(ctx.db, fresh)) {
-    decision = { kind: 'new', order: fresh };
-  } else {
-    for (;;) {
-      decision = await ctx.db.tx((q) => reserve(q, ctx, terms, req.orderRef));
-      if (decision.kind !== 'wait') break;
-      await waitForPlacement(ctx, decision.orderId);
+  const parsed = parseCreateOrder(body);
+  let p = await prepare(ctx, parsed, at);
+  let refHeld = false;
+  if (pending) {
+    if (p.ok && p.value.issued) {
+      const { order, issued } = p.value;
+      const r = await writeOrder(ctx.db, { order, issued, claimRef: true, auth: pending.lastCheck(ctx.clock.now()) });
+      if (r.claimed) pending.settledBy();
+      if (r.inserted) return { kind: 'created', order: createdView(ctx, order, issued) };
+      // Claimed but not written: the reference is held, which the idempotency rules settle.
+      refHeld = r.claimed;
+    }
+    if (!pending.settled) {
+      const v = await pending.settle();
+      if (!v.ok) {
+        await ctx.limits.orderCreate.refund(at.desk.key);
+        return { kind: 'refused', refusal: v.refusal };
+      }
+      if (moved(pending.at, v)) {
+        at = v;
+        p = await prepare(ctx, parsed, at);
+      }
     }
   }
-  if (decision.kind === 'existing') return decision.order;
-
-  const order = decision.order;
-  if (p.shutOut) {
-    await markPlacementFailed(ctx.db, order.id, new Date(ctx.clock.now()));
-    throw new AppError('MERCHANT_NOT_APPROVED', 'the account is under review and the sandbox is off');
-  }
-  const result = await runCascade(ctx, cascadeOf(order), cascadeOptions);
-  const now = new Date(ctx.clock.now());
-  if (!result.ok) {
-    await markPlacementFailed(ctx.db, order.id, now);
-    throw new AppError(result.code, result.detail);
-  }
-  const placed = await markPlaced(ctx.db, order.id, result.payment, result.providerId, now);
-  if (!placed) throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
-  return created(ctx, placed);
+  if (!p.ok) throw p.error;
+  return { kind: 'created', order: await place(ctx, p.value, refHeld) };
 }
 
-function created(ctx: Ctx, placed: OrderRow): OrderRow {
-  ctx.metrics.ordersCreated.inc({ method: placed.method, rail: placed.rail ?? '' });
-  return placed;
+/**
+ * Placements this process is running: order id → settles once the reservation is placed or given
+ * up. A repeat on this instance waits on it instead of polling.
+ */
+const placing = new Map<string, Promise<void>>();
+
+/** Steps 11 and 12 for a prepared order whose authentication is settled. `refHeld`: its reference is known to be held already. */
+async function place(ctx: Ctx, p: Prepared, refHeld: boolean): Promise<ReturnType<typeof createView>> {
+  const { order, issued } = p;
+  let placed = () => {};
+  // Registered before the reservation can exist, so a repeat that reads it finds this too.
+  if (!issued) placing.set(order.id, new Promise<void>((r) => (placed = r)));
+  try {
+    // The reference claimed and the order written in one statement when it is free (or there is
+    // none); the idempotency rules in a transaction of their own only when it is held.
+    let decision: Decision | null = null;
+    if (!refHeld && (await writeOrder(ctx.db, { order, issued, claimRef: true, auth: null })).inserted) decision = { kind: 'new' };
+    while (decision === null || decision.kind === 'wait') {
+      if (decision) await waitForPlacement(ctx, decision.orderId);
+      decision = await ctx.db.tx((q) => reserve(q, ctx, p));
+    }
+    if (decision.kind === 'existing') return createView(decision.order);
+    if (issued) return createdView(ctx, order, issued);
+
+    if (p.shutOut) {
+      await markPlacementFailed(ctx.db, order.id, new Date(ctx.clock.now()));
+      throw new AppError('MERCHANT_NOT_APPROVED', 'the account is under review and the sandbox is off');
+    }
+    const result = await runCascade(ctx, cascadeOf(order), p.cascadeOptions);
+    const now = new Date(ctx.clock.now());
+    if (!result.ok) {
+      await markPlacementFailed(ctx.db, order.id, now);
+      throw new AppError(result.code, result.detail);
+    }
+    const row = await markPlaced(ctx.db, order.id, result.payment, result.providerId, now);
+    if (!row) throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
+    ctx.metrics.ordersCreated.inc({ method: row.method, rail: row.rail ?? '' });
+    return createView(row);
+  } finally {
+    if (!issued) {
+      placing.delete(order.id);
+      placed();
+    }
+  }
+}
+
+/** Step 11 when the reference is held: the order written (the reference reassigned to it), or the order the reference already means (the spec's four idempotency rules). */
+async function reserve(q: Queryable, ctx: Ctx, p: Prepared): Promise<Decision> {
+  const { order, issued } = p;
+  const ref = order.orderRef;
+  const claim = { deskId: order.deskId, ref: ref ?? '', orderId: order.id, amount: order.amount, currency: order.currency, at: order.createdAt };
+  const write = () => writeOrders(q, [{ order, issued, claimRef: false, auth: null }]);
+  if (ref === null || (await claimRef(q, claim))) {
+    await write();
+    return { kind: 'new' };
+  }
+  const held = (await lockRef(q, order.deskId, ref))!;
+  let existing = await getOrderById(q, held.order_id, { anyPlacement: true });
+  // Past its expiresAt but not yet reached by the expiry worker: the order is expired (rule 2), so it
+  // is closed here as the worker would close it, and the repeat gets a new order.
+  if (existing && existing.placement === 'placed' && existing.status === 'Created' && existing.expires_at.getTime() <= ctx.clock.now()) {
+    existing = await expireIfDueInTx(q, ctx, existing.id);
+  }
+  const hourPassed = ctx.clock.now() - held.created_at.getTime() >= IDEMPOTENCY_WINDOW_MS;
+  if (!existing || hourPassed || existing.placement === 'failed' || existing.status === 'Canceled') {
+    await reassignRef(q, claim);
+    await write();
+    return { kind: 'new' };
+  }
+  if (existing.placement === 'pending') return { kind: 'wait', orderId: existing.id };
+  if (!dec(existing.amount).eq(order.amount) || existing.currency !== order.currency) {
+    throw new AppError('ORDER_REF_CONFLICT', `orderRef ${ref} was used within the hour for ${fmt2(existing.amount)} ${existing.currency}`);
+  }
+  return { kind: 'existing', order: existing };
+}
+
+/** Until the reservation is placed or given up (or the cascade budget has passed), on the injected clock. */
+async function waitForPlacement(ctx: Ctx, orderId: string): Promise<void> {
+  const until = ctx.clock.now() + PLACEMENT_WAIT_MS;
+  while (ctx.clock.now() < until) {
+    // Looked up before the read: a placement of this process is registered before its reservation exists.
+    const here = placing.get(orderId);
+    const o = await getOrderById(ctx.db, orderId, { anyPlacement: true });
+    if (!o || o.placement !== 'pending') return;
+    await (here ?? ctx.clock.sleep(PLACEMENT_POLL_MS));
+  }
+}
+
+/** The answer for an order this request wrote placed: the view of what was written. */
+function createdView(ctx: Ctx, o: NewOrder, issued: Issued) {
+  ctx.metrics.ordersCreated.inc({ method: o.method, rail: o.rail ?? '' });
+  return createView({
+    id: o.id, amount: o.amount, currency: o.currency, settled_amount: o.settledAmount, rate: o.rate, method: o.method, rail: o.rail,
+    status: 'Created', payment: issued.payment, created_at: o.createdAt, expires_at: o.expiresAt,
+  });
 }

@@ -81,6 +81,12 @@ export function batcher<I, O>(run: (items: I[]) => Promise<Array<O | Promise<O>>
  */
 const RETRIED_ALONE = /^(2[23]|40)/;
 
+/** The statement for one item as the statement for several, with a batch of one. */
+export const alone =
+  <D, I, O>(many: (db: D, items: I[]) => Promise<O[]>) =>
+  async (db: D, item: I): Promise<O> =>
+    (await many(db, [item]))[0]!;
+
 /**
  * A statement for one item (`one`) and the same for several in one statement (`many`), as one
  * function per database: items that arrive together go as one statement (`batcher`), an item alone

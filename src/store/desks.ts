@@ -1,6 +1,7 @@
 import type { Db, Queryable } from './db.js';
-import { batchNow, nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
+import { batchNow, nonceClaim, RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
+import { query, raw, sql } from './sql.js';
 import type { MerchantRow } from './merchants.js';
 import { batchedPerDatabase } from './batches.js';
 
@@ -200,15 +201,15 @@ interface ClaimVersions {
 
 /** The statement of `claimNonceWithDesk`; no row when the desk is gone. */
 async function claimOneWithVersions(db: Db, c: VersionedClaim): Promise<ClaimVersions | null> {
-  const { rows } = await db.query<ClaimVersions & { relaxed: string }>(
-    `WITH dm AS (
-       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${CATALOG_VERSIONS_SQL}
-         FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1),
-     ${nonceClaimCte('dm WHERE dm.secret_enc = $3', '$1', '$2', '$4', '$5')}
-     SELECT dm.secret_enc = $3 AS same_secret, d_version, m_version, m_balance, catalog_versions,
+  const { rows } = await query<ClaimVersions & { relaxed: string }>(
+    db,
+    sql`WITH dm AS (
+       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${raw(CATALOG_VERSIONS_SQL)}
+         FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = ${c.key}),
+     ${nonceClaim(sql`SELECT ${c.key}::text AS desk_key, ${c.nonce}::text AS nonce, ${c.expiresAt}::timestamptz AS expires_at FROM dm WHERE dm.secret_enc = ${c.sealed}`, c.now)}
+     SELECT dm.secret_enc = ${c.sealed} AS same_secret, d_version, m_version, m_balance, catalog_versions,
             EXISTS (SELECT 1 FROM n) AS claimed, ${RELAXED_COMMIT} AS relaxed
        FROM dm`,
-    [c.key, c.nonce, c.sealed, c.now, c.expiresAt],
   );
   return rows[0] ?? null;
 }
@@ -216,16 +217,16 @@ async function claimOneWithVersions(db: Db, c: VersionedClaim): Promise<ClaimVer
 /** `claimOneWithVersions` for several claims in one statement (`batchNow`); their nonces must differ per desk key. */
 async function claimManyWithVersions(db: Db, claims: VersionedClaim[]): Promise<(ClaimVersions | null)[]> {
   const batch = claims.map((c, i) => ({ i, key: c.key, nonce: c.nonce, sealed: c.sealed, expires_at: c.expiresAt }));
-  const { rows } = await db.query<ClaimVersions & { i: number; relaxed: string }>(
-    `WITH b AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, key text, nonce text, sealed text, expires_at timestamptz)),
+  const { rows } = await query<ClaimVersions & { i: number; relaxed: string }>(
+    db,
+    sql`WITH b AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS t(i int, key text, nonce text, sealed text, expires_at timestamptz)),
      dm AS (
        SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance
          FROM b JOIN desks d ON d.key = b.key JOIN merchants m ON m.id = d.merchant_id),
-     ${nonceClaimCte('dm WHERE secret_enc = sealed', 'key', 'nonce', '$2', 'expires_at')}
-     SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${CATALOG_VERSIONS_SQL},
+     ${nonceClaim(sql`SELECT key AS desk_key, nonce, expires_at FROM dm WHERE secret_enc = sealed`, batchNow(claims.map((c) => c.now)))}
+     SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${raw(CATALOG_VERSIONS_SQL)},
             EXISTS (SELECT 1 FROM n WHERE n.desk_key = dm.key AND n.nonce = dm.nonce) AS claimed, ${RELAXED_COMMIT} AS relaxed
        FROM dm`,
-    [JSON.stringify(batch), batchNow(claims.map((c) => c.now))],
   );
   const out: (ClaimVersions | null)[] = claims.map(() => null);
   for (const { i, relaxed: _relaxed, ...r } of rows) out[i] = r;

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from './db.js';
+import { query, raw, sql, type Sql } from './sql.js';
 
 /**
  * A nonce claim commits without waiting for its log record to reach the disk (its statement turns
@@ -8,18 +9,19 @@ import type { Db, Queryable } from './db.js';
  * changed nothing; replaying one of those answers what the original got. A claim therefore takes
  * the database itself (`Db`), never a transaction, which it would relax as a whole.
  */
-export const RELAXED_COMMIT = `set_config('synchronous_commit', 'off', true)`;
+export const RELAXED_COMMIT = raw(`set_config('synchronous_commit', 'off', true)`);
 
 /**
- * The nonce claim as a statement's CTE named `n`, which has a row `(desk_key, nonce)` for each nonce
- * claimed: one claim per row of `source` (so none when `source` is empty). Arguments are SQL
- * expressions, parameters or columns of `source`. An expired row that was not pruned yet is taken
- * over. Rows are inserted in key order, so two statements that claim several of the same nonces
- * (batches of two instances) wait for each other rather than deadlock.
+ * The nonce claim, the one place it is written: a statement's CTE named `n`, which has a row
+ * `(desk_key, nonce)` for each nonce it claimed. `rows` is a query with the columns `desk_key`,
+ * `nonce` and `expires_at`, one row per nonce to claim (none when it is empty); `now` is the
+ * statement's time. An expired row that was not pruned yet is taken over. Rows are inserted in key
+ * order, so two statements that claim several of the same nonces (batches of two instances) wait
+ * for each other rather than deadlock.
  */
-export const nonceClaimCte = (source: string, key: string, nonce: string, now: string, expiresAt: string) => `n AS (
-       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT ${key}, ${nonce}, ${expiresAt} FROM ${source} ORDER BY 1, 2
-       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ${now}
+export const nonceClaim = (rows: Sql, now: Date): Sql => sql`n AS (
+       INSERT INTO nonces (desk_key, nonce, expires_at) SELECT desk_key, nonce, expires_at FROM (${rows}) c ORDER BY 1, 2
+       ON CONFLICT (desk_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ${now}::timestamptz
        RETURNING desk_key, nonce)`;
 
 /**
@@ -34,10 +36,10 @@ export const batchNow = (times: readonly Date[]): Date => new Date(Math.min(...t
  * An expired row that was not pruned yet is taken over, so pruning is only housekeeping.
  */
 export async function claimNonce(db: Db, deskKey: string, nonce: string, now: Date, expiresAt: Date): Promise<boolean> {
-  const { rows } = await db.query<{ claimed: number }>(
-    `WITH ${nonceClaimCte('(SELECT 1) one', '$1', '$2', '$3', '$4')}
+  const { rows } = await query<{ claimed: number }>(
+    db,
+    sql`WITH ${nonceClaim(sql`SELECT ${deskKey}::text AS desk_key, ${nonce}::text AS nonce, ${expiresAt}::timestamptz AS expires_at`, now)}
      SELECT (SELECT count(*) FROM n)::int AS claimed, ${RELAXED_COMMIT} AS relaxed`,
-    [deskKey, nonce, now, expiresAt],
   );
   return rows[0]!.claimed === 1;
 }

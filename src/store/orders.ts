@@ -1,7 +1,8 @@
 import type { Db, Queryable } from './db.js';
 import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
-import { batchNow, nonceClaimCte, RELAXED_COMMIT } from './nonces.js';
-import { batchedPerDatabase } from './batches.js';
+import { batchNow, nonceClaim, RELAXED_COMMIT } from './nonces.js';
+import { alone, batchedPerDatabase } from './batches.js';
+import { query, raw, sql } from './sql.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
 export interface OrderRow {
@@ -46,14 +47,8 @@ export type OrderViewRow = Pick<
   | 'id' | 'order_ref' | 'amount' | 'currency' | 'rate' | 'settled_amount' | 'method' | 'rail' | 'status' | 'sub_status' | 'payment'
   | 'payer_reference' | 'commission_rate' | 'commission_amount' | 'credited_amount' | 'cancel_reason' | 'created_at' | 'expires_at' | 'finished_at'
 >;
-const ORDER_VIEW_COLUMNS = `id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
-  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at`;
-
-/** A desk's order for the view (desk and value are SQL expressions): by its id, or the newest by its reference. */
-const orderViewBy = (by: 'id' | 'ref', desk: string, value: string) =>
-  by === 'id'
-    ? `SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE id = ${value} AND desk_id = ${desk} AND placement = 'placed'`
-    : `SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE desk_id = ${desk} AND order_ref = ${value} AND placement = 'placed' ORDER BY seq DESC LIMIT 1`;
+const ORDER_VIEW_COLUMNS = raw(`id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
+  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at`);
 
 export interface NewOrder {
   id: string;
@@ -77,62 +72,6 @@ export interface NewOrder {
   expiresAt: Date;
 }
 
-const PENDING_ORDER_COLUMNS = `id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status,
-       placement, sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, updated_at`;
-const PENDING_ORDER_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Created', 'WaitingForPayment', 'pending', $11, $12, $13, $14, $15, $16, $17, $18, $19, $18`;
-const pendingOrderParams = (o: NewOrder) => [o.id, o.deskId, o.merchantId, o.orderRef, o.amount, o.currency, o.rate, o.settledAmount, o.method, o.rail, o.sandbox,
-  o.notifyUrl, o.successUrl, o.failUrl, o.backUrl, o.operator, o.lifetimeMinutes, o.createdAt, o.expiresAt];
-
-/** An order inserted already placed (P175): the pending columns, placed, with $20 the payment and $21 the provider. */
-const PLACED_ORDER_COLUMNS = `${PENDING_ORDER_COLUMNS}, payment, provider_id`;
-const PLACED_ORDER_VALUES = `${PENDING_ORDER_VALUES.replace("'pending'", "'placed'")}, $20, $21`;
-
-/** The order's reference claimed unless held (in the order parameters' numbering); `claim` has a row when it was. */
-const CLAIM_REF = `WITH claim AS (
-       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at) VALUES ($2, $4, $1, $5, $6, $18)
-       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1)`;
-
-/** The reservation: invisible ('pending') until the provider cascade has placed it. */
-export async function insertPendingOrder(q: Queryable, o: NewOrder): Promise<void> {
-  await q.query(`INSERT INTO orders (${PENDING_ORDER_COLUMNS}) VALUES (${PENDING_ORDER_VALUES})`, pendingOrderParams(o));
-}
-
-/**
- * The common case of a reservation in one statement: the order's reference is claimed (nobody
- * holds it) and the pending order inserted, both or neither. Returns false when the reference is
- * already held, which the caller settles with the idempotency rules.
- */
-export async function insertPendingOrderClaimingRef(q: Queryable, o: NewOrder): Promise<boolean> {
-  if (o.orderRef === null) {
-    await insertPendingOrder(q, o);
-    return true;
-  }
-  const { rows } = await q.query(
-    `${CLAIM_REF}
-     INSERT INTO orders (${PENDING_ORDER_COLUMNS}) SELECT ${PENDING_ORDER_VALUES} WHERE EXISTS (SELECT 1 FROM claim) RETURNING 1`,
-    pendingOrderParams(o),
-  );
-  return rows.length === 1;
-}
-
-/**
- * Reservation and placement in one statement, for an order whose provider issued its details
- * without leaving the process (nothing to wait for in between): the reference claimed (when there
- * is one) and the order inserted already placed, both or neither. Null when the reference is
- * already held, which the caller settles with the idempotency rules.
- */
-export async function insertPlacedOrderClaimingRef(q: Queryable, o: NewOrder, payment: Record<string, string | null>, providerId: string): Promise<OrderRow | null> {
-  const params = [...pendingOrderParams(o), JSON.stringify(payment), providerId];
-  const { rows } = await q.query<OrderRow>(
-    o.orderRef === null
-      ? `INSERT INTO orders (${PLACED_ORDER_COLUMNS}) VALUES (${PLACED_ORDER_VALUES}) RETURNING *`
-      : `${CLAIM_REF}
-         INSERT INTO orders (${PLACED_ORDER_COLUMNS}) SELECT ${PLACED_ORDER_VALUES} WHERE EXISTS (SELECT 1 FROM claim) RETURNING *`,
-    params,
-  );
-  return rows[0] ?? null;
-}
-
 /** What authentication left to check for an order created in one statement with it (see `insertPlacedOrderAuthenticating`). */
 export interface AuthToSettle {
   deskKey: string;
@@ -146,73 +85,97 @@ export interface AuthToSettle {
   nonceExpiresAt: Date;
 }
 
+/** One order for `writeOrders`. */
+export interface OrderToWrite {
+  order: NewOrder;
+  /** The details a provider issued: the order is written placed. Without them it is a reservation ('pending'), invisible until placed. */
+  issued: { payment: Record<string, string | null>; providerId: string } | null;
+  /**
+   * The order's reference is claimed in the same statement and the order written only if it was
+   * free (or there is none). False when the caller's transaction already holds the reference.
+   */
+  claimRef: boolean;
+  /**
+   * Authentication's last check in the same statement: the nonce is claimed only while the desk
+   * (with its secret), its merchant and the catalogues are at the versions the order was validated
+   * against (a replayed nonce is not claimed either), and the order is written only if it was.
+   */
+  auth: AuthToSettle | null;
+}
+
+export interface OrderWritten {
+  /** The nonce was claimed (always, for an order without `auth`). */
+  claimed: boolean;
+  /** The order row was inserted. */
+  inserted: boolean;
+}
+
 /**
- * Authentication's last check, the reservation and the placement in one statement. The nonce is
- * claimed only while the desk (with its secret), its merchant and the catalogues are at the
- * versions the order was validated against (`claimed`; a replayed nonce is not claimed either);
- * the reference only if the nonce was claimed; the order is inserted, already placed, only if the
- * reference was free or there is none (`placed`). When the desk, merchant or a catalogue moved,
- * nothing is written.
+ * Writes orders, the only statement that inserts one: each order as it would be on its own, with
+ * its nonce claimed first when it carries `auth` and its reference claimed for this very order
+ * when `claimRef` says so, the order inserted only when both hold. When a desk, merchant or
+ * catalogue moved, nothing is written for that order. Several orders go in one statement (one
+ * commit); they must not share a nonce of one desk key. References are inserted in key order, as
+ * nonces are (`nonceClaim`), so two instances' batches wait for each other rather than deadlock.
  */
-async function insertOnePlacedOrderAuthenticating(
-  db: Db,
-  { order: o, payment, providerId, auth: a }: PlacedOrderToInsert,
-): Promise<{ claimed: boolean; placed: boolean }> {
-  const current = `desks d JOIN merchants m ON m.id = d.merchant_id
-        WHERE d.key = $22 AND d.secret_enc = $24 AND d.row_version = $25 AND m.row_version = $26 AND ${CATALOG_VERSIONS_VALUE} = $27::jsonb`;
-  const { rows } = await db.query<{ claimed: number; placed: number }>(
-    `WITH ${nonceClaimCte(current, '$22', '$23', '$28', '$29')},
+export async function writeOrders(q: Queryable, items: readonly OrderToWrite[]): Promise<OrderWritten[]> {
+  const batch = items.map(({ order: o, issued, claimRef, auth: a }, i) => ({
+    i, id: o.id, desk_id: o.deskId, merchant_id: o.merchantId, order_ref: o.orderRef, amount: o.amount, currency: o.currency, rate: o.rate,
+    settled_amount: o.settledAmount, method: o.method, rail: o.rail, sandbox: o.sandbox, notify_url: o.notifyUrl, success_url: o.successUrl,
+    fail_url: o.failUrl, back_url: o.backUrl, operator: o.operator, lifetime_minutes: o.lifetimeMinutes, created_at: o.createdAt,
+    expires_at: o.expiresAt, placement: issued ? 'placed' : 'pending', payment: issued?.payment ?? null, provider_id: issued?.providerId ?? null,
+    claim_ref: claimRef && o.orderRef !== null, desk_key: a?.deskKey ?? null, nonce: a?.nonce ?? null, sealed: a?.sealedSecret ?? null,
+    desk_version: a?.deskVersion ?? null, merchant_version: a?.merchantVersion ?? null, versions: a?.versions ?? null, nonce_expires_at: a?.nonceExpiresAt ?? null,
+  }));
+  const authTimes = items.flatMap((x) => (x.auth ? [x.auth.now] : []));
+  // Without a nonce to claim the claim's time matters to nothing; any valid time will do.
+  const now = authTimes.length > 0 ? batchNow(authTimes) : items[0]!.order.createdAt;
+  const { rows } = await query<{ i: number; claimed: boolean; inserted: boolean }>(
+    q,
+    sql`WITH b AS (
+       SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS t(i int, id text, desk_id text, merchant_id text, order_ref text, amount numeric,
+         currency text, rate numeric, settled_amount numeric, method text, rail text, sandbox boolean, notify_url text, success_url text,
+         fail_url text, back_url text, operator text, lifetime_minutes int, created_at timestamptz, expires_at timestamptz, placement text, payment jsonb,
+         provider_id text, claim_ref boolean, desk_key text, nonce text, sealed text, desk_version bigint, merchant_version bigint, versions jsonb,
+         nonce_expires_at timestamptz)),
+     ${nonceClaim(
+       sql`SELECT b.desk_key, b.nonce, b.nonce_expires_at AS expires_at
+         FROM b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
+           JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
+        WHERE b.versions = ${raw(CATALOG_VERSIONS_VALUE)}`,
+       now,
+     )},
+     ok AS (
+       SELECT * FROM b WHERE desk_key IS NULL
+       UNION ALL
+       SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce),
      claim AS (
        INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
-       SELECT $2, $4, $1, $5, $6, $18 WHERE $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM n)
-       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING 1),
+       SELECT desk_id, order_ref, id, amount, currency, created_at FROM ok WHERE claim_ref ORDER BY desk_id, order_ref
+       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING order_id),
      o AS (
-       INSERT INTO orders (${PLACED_ORDER_COLUMNS}) SELECT ${PLACED_ORDER_VALUES}
-        WHERE EXISTS (SELECT 1 FROM n) AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claim)) RETURNING 1)
-     SELECT (SELECT count(*) FROM n)::int AS claimed, (SELECT count(*) FROM o)::int AS placed`,
-    [...pendingOrderParams(o), JSON.stringify(payment), providerId,
-      a.deskKey, a.nonce, a.sealedSecret, a.deskVersion, a.merchantVersion, JSON.stringify(a.versions), a.now, a.nonceExpiresAt],
+       INSERT INTO orders (id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, placement,
+                           sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, updated_at, payment, provider_id)
+       SELECT id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, 'Created', 'WaitingForPayment', placement,
+              sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, created_at, payment, provider_id
+         FROM ok WHERE NOT claim_ref OR id IN (SELECT order_id FROM claim)
+       RETURNING id)
+     SELECT b.i, b.id IN (SELECT id FROM ok) AS claimed, b.id IN (SELECT id FROM o) AS inserted FROM b`,
   );
-  const r = rows[0]!;
-  return { claimed: r.claimed === 1, placed: r.placed === 1 };
-}
-
-/** The statement of `readDeskOrderAuthenticating` for one read. */
-async function readOneDeskOrderAuthenticating(db: Db, r: DeskOrderRead): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
-  const { deskId, idOrRef, auth: a } = r;
-  // One index lookup: by id for an `ord_` id, by reference otherwise.
-  const { rows } = await db.query<OrderViewRow & { auth_claimed: number; auth_relaxed: string }>(
-    `WITH ${nonceClaimCte('desks WHERE key = $1 AND secret_enc = $3', '$1', '$2', '$4', '$5')}
-     SELECT (SELECT count(*) FROM n)::int AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
-       FROM (SELECT 1) one LEFT JOIN LATERAL (${orderViewBy(byId(idOrRef) ? 'id' : 'ref', '$6', '$7')}) o ON EXISTS (SELECT 1 FROM n)`,
-    [a.deskKey, a.nonce, a.sealedSecret, a.now, a.nonceExpiresAt, deskId, idOrRef],
-  );
-  const { auth_claimed, auth_relaxed: _relaxed, ...found } = rows[0]!;
-  return { claimed: auth_claimed === 1, order: found.id ? found : null };
-}
-
-/** `readOneDeskOrderAuthenticating` for several reads in one statement; their nonces must differ (see `insertPlacedOrdersAuthenticating`). */
-async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Promise<{ claimed: boolean; order: OrderViewRow | null }[]> {
-  const batch = reads.map(({ deskId, idOrRef, auth: a }, i) => ({
-    i, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret, nonce_expires_at: a.nonceExpiresAt, desk_id: deskId, v: idOrRef, by_id: byId(idOrRef),
-  }));
-  const { rows } = await db.query<OrderViewRow & { i: number; auth_claimed: boolean; auth_relaxed: string }>(
-    `WITH b AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, desk_key text, nonce text, sealed text, nonce_expires_at timestamptz, desk_id text, v text, by_id boolean)),
-     ${nonceClaimCte('b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed', 'b.desk_key', 'b.nonce', '$2', 'b.nonce_expires_at')},
-     bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce)
-     SELECT b.i, b.i IN (SELECT i FROM bn) AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
-       FROM b LEFT JOIN LATERAL (
-         SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE b.by_id AND id = b.v AND desk_id = b.desk_id AND placement = 'placed'
-         UNION ALL
-         (SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE NOT b.by_id AND desk_id = b.desk_id AND order_ref = b.v AND placement = 'placed' ORDER BY seq DESC LIMIT 1)
-       ) o ON b.i IN (SELECT i FROM bn)`,
-    [JSON.stringify(batch), batchNow(reads.map((x) => x.auth.now))],
-  );
-  const out = reads.map(() => ({ claimed: false, order: null as OrderViewRow | null }));
-  for (const { i, auth_claimed, auth_relaxed: _relaxed, ...found } of rows) out[i] = { claimed: auth_claimed, order: found.id ? found : null };
+  const out = items.map(() => ({ claimed: false, inserted: false }));
+  for (const r of rows) out[r.i] = { claimed: r.claimed, inserted: r.inserted };
   return out;
 }
+
+/**
+ * `writeOrders` on the database itself (never inside a transaction): orders that arrive together
+ * go as one statement (`batchedPerDatabase`), an order alone as a batch of one.
+ */
+export const writeOrder = batchedPerDatabase<Db, OrderToWrite, OrderWritten>(alone(writeOrders), writeOrders, (x) => (x.auth ? `${x.auth.deskKey} ${x.auth.nonce}` : x.order.id));
+
+/** A desk's newest order with the reference, for the view. */
+const deskOrderViewByRef = (deskId: string, ref: string) =>
+  sql`SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE desk_id = ${deskId} AND order_ref = ${ref} AND placement = 'placed' ORDER BY seq DESC LIMIT 1`;
 
 interface DeskOrderRead {
   deskId: string;
@@ -220,7 +183,39 @@ interface DeskOrderRead {
   auth: Pick<AuthToSettle, 'deskKey' | 'nonce' | 'sealedSecret' | 'now' | 'nonceExpiresAt'>;
 }
 const byId = (idOrRef: string) => idOrRef.startsWith('ord_');
-const readDeskOrder = batchedPerDatabase(readOneDeskOrderAuthenticating, readDeskOrdersAuthenticating, (r) => `${r.auth.deskKey} ${r.auth.nonce}`);
+
+/**
+ * The statement of `readDeskOrderAuthenticating` for one read or several (their nonces must differ
+ * per desk key; `batchNow` is their time): each nonce claimed only while its desk has the sealed
+ * secret the request was checked against, and each order read (one index lookup: by id for an
+ * `ord_` id, by reference otherwise) only when its nonce was claimed.
+ */
+async function readDeskOrdersAuthenticating(db: Db, reads: DeskOrderRead[]): Promise<{ claimed: boolean; order: OrderViewRow | null }[]> {
+  const batch = reads.map(({ deskId, idOrRef, auth: a }, i) => ({
+    i, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret, nonce_expires_at: a.nonceExpiresAt, desk_id: deskId, v: idOrRef, by_id: byId(idOrRef),
+  }));
+  const { rows } = await query<OrderViewRow & { i: number; auth_claimed: boolean; auth_relaxed: string }>(
+    db,
+    sql`WITH b AS (
+       SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS t(i int, desk_key text, nonce text, sealed text, nonce_expires_at timestamptz, desk_id text, v text, by_id boolean)),
+     ${nonceClaim(
+       sql`SELECT b.desk_key, b.nonce, b.nonce_expires_at AS expires_at FROM b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed`,
+       batchNow(reads.map((x) => x.auth.now)),
+     )},
+     bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce)
+     SELECT b.i, b.i IN (SELECT i FROM bn) AS auth_claimed, ${RELAXED_COMMIT} AS auth_relaxed, o.*
+       FROM b LEFT JOIN LATERAL (
+         SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE b.by_id AND id = b.v AND desk_id = b.desk_id AND placement = 'placed'
+         UNION ALL
+         (SELECT ${ORDER_VIEW_COLUMNS} FROM orders WHERE NOT b.by_id AND desk_id = b.desk_id AND order_ref = b.v AND placement = 'placed' ORDER BY seq DESC LIMIT 1)
+       ) o ON b.i IN (SELECT i FROM bn)`,
+  );
+  const out = reads.map(() => ({ claimed: false, order: null as OrderViewRow | null }));
+  for (const { i, auth_claimed, auth_relaxed: _relaxed, ...found } of rows) out[i] = { claimed: auth_claimed, order: found.id ? found : null };
+  return out;
+}
+
+const readDeskOrder = batchedPerDatabase(alone(readDeskOrdersAuthenticating), readDeskOrdersAuthenticating, (r) => `${r.auth.deskKey} ${r.auth.nonce}`);
 
 /**
  * An order of a desk (by `ord_` id, else the newest by orderRef, as `findDeskOrder`) read in one
@@ -237,7 +232,7 @@ export async function readDeskOrderAuthenticating(
 ): Promise<{ claimed: boolean; order: OrderViewRow | null }> {
   const r = await readDeskOrder(db, { deskId, idOrRef, auth: a });
   // An `ord_` reference that is no order's id is looked up by reference (authentication is settled by then).
-  if (r.claimed && !r.order && byId(idOrRef)) return { claimed: true, order: (await db.query<OrderViewRow>(orderViewBy('ref', '$1', '$2'), [deskId, idOrRef])).rows[0] ?? null };
+  if (r.claimed && !r.order && byId(idOrRef)) return { claimed: true, order: (await query<OrderViewRow>(db, deskOrderViewByRef(deskId, idOrRef))).rows[0] ?? null };
   return r;
 }
 
@@ -408,74 +403,4 @@ export interface TransitionRow {
 export async function listOrderTransitions(q: Queryable, orderId: string): Promise<TransitionRow[]> {
   const { rows } = await q.query<TransitionRow>('SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id', [orderId]);
   return rows;
-}
-
-/** One order of `insertPlacedOrdersAuthenticating`. */
-export interface PlacedOrderToInsert {
-  order: NewOrder;
-  payment: Record<string, string | null>;
-  providerId: string;
-  auth: AuthToSettle;
-}
-
-/**
- * `insertPlacedOrderAuthenticating` for several orders in one statement (one commit), each as on
- * its own: its nonce claimed only while its desk, merchant and the catalogues are at its versions,
- * its reference claimed (for this very order) only when its nonce was, and the order inserted only
- * when both hold. The items must not share a nonce of one desk key; `batchNow` is their time.
- * References are inserted in key order, as nonces are (`nonceClaimCte`).
- */
-export async function insertPlacedOrdersAuthenticating(db: Db, items: readonly PlacedOrderToInsert[]): Promise<{ claimed: boolean; placed: boolean }[]> {
-  const batch = items.map(({ order: o, payment, providerId, auth: a }, i) => ({
-    i, id: o.id, desk_id: o.deskId, merchant_id: o.merchantId, order_ref: o.orderRef, amount: o.amount, currency: o.currency, rate: o.rate,
-    settled_amount: o.settledAmount, method: o.method, rail: o.rail, sandbox: o.sandbox, notify_url: o.notifyUrl, success_url: o.successUrl,
-    fail_url: o.failUrl, back_url: o.backUrl, operator: o.operator, lifetime_minutes: o.lifetimeMinutes, created_at: o.createdAt,
-    expires_at: o.expiresAt, payment, provider_id: providerId, desk_key: a.deskKey, nonce: a.nonce, sealed: a.sealedSecret,
-    desk_version: a.deskVersion, merchant_version: a.merchantVersion, versions: a.versions, nonce_expires_at: a.nonceExpiresAt,
-  }));
-  // Each order's nonce only while its desk, secret, merchant and the catalogues are at its versions.
-  const current = `b JOIN desks d ON d.key = b.desk_key AND d.secret_enc = b.sealed AND d.row_version = b.desk_version
-         JOIN merchants m ON m.id = d.merchant_id AND m.row_version = b.merchant_version
-        WHERE b.versions = ${CATALOG_VERSIONS_VALUE}`;
-  const { rows } = await db.query<{ i: number; claimed: boolean; placed: boolean }>(
-    `WITH b AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(i int, id text, desk_id text, merchant_id text, order_ref text, amount numeric,
-         currency text, rate numeric, settled_amount numeric, method text, rail text, sandbox boolean, notify_url text, success_url text,
-         fail_url text, back_url text, operator text, lifetime_minutes int, created_at timestamptz, expires_at timestamptz, payment jsonb,
-         provider_id text, desk_key text, nonce text, sealed text, desk_version bigint, merchant_version bigint, versions jsonb,
-         nonce_expires_at timestamptz)),
-     ${nonceClaimCte(current, 'b.desk_key', 'b.nonce', '$2', 'b.nonce_expires_at')},
-     bn AS (SELECT b.* FROM b JOIN n ON n.desk_key = b.desk_key AND n.nonce = b.nonce),
-     claim AS (
-       INSERT INTO order_refs (desk_id, order_ref, order_id, amount, currency, created_at)
-       SELECT desk_id, order_ref, id, amount, currency, created_at FROM bn WHERE order_ref IS NOT NULL ORDER BY desk_id, order_ref
-       ON CONFLICT (desk_id, order_ref) DO NOTHING RETURNING order_id),
-     o AS (
-       INSERT INTO orders (${PLACED_ORDER_COLUMNS})
-       SELECT id, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, 'Created', 'WaitingForPayment', 'placed',
-              sandbox, notify_url, success_url, fail_url, back_url, operator, lifetime_minutes, created_at, expires_at, created_at, payment, provider_id
-         FROM bn WHERE order_ref IS NULL OR id IN (SELECT order_id FROM claim)
-       RETURNING id)
-     SELECT b.i, b.id IN (SELECT id FROM bn) AS claimed, b.id IN (SELECT id FROM o) AS placed FROM b`,
-    [JSON.stringify(batch), batchNow(items.map((x) => x.auth.now))],
-  );
-  const out = items.map(() => ({ claimed: false, placed: false }));
-  for (const r of rows) out[r.i] = { claimed: r.claimed, placed: r.placed };
-  return out;
-}
-
-/**
- * `insertOnePlacedOrderAuthenticating` as the caller sees it: orders that arrive together on one
- * database are sent as one statement (`batchedPerDatabase`), an order alone as its own.
- */
-const placeOrder = batchedPerDatabase(insertOnePlacedOrderAuthenticating, insertPlacedOrdersAuthenticating, (x) => `${x.auth.deskKey} ${x.auth.nonce}`);
-
-export function insertPlacedOrderAuthenticating(
-  db: Db,
-  o: NewOrder,
-  payment: Record<string, string | null>,
-  providerId: string,
-  a: AuthToSettle,
-): Promise<{ claimed: boolean; placed: boolean }> {
-  return placeOrder(db, { order: o, payment, providerId, auth: a });
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { expiryWorker, placementReaper, STALE_PLACEMENT_MS } from '../../src/workers/index.js';
 import { claimRef } from '../../src/store/orderRefs.js';
-import { insertPendingOrder } from '../../src/store/orders.js';
+import { writeOrders } from '../../src/store/orders.js';
 
 /*
  * Idempotency by orderRef (spec, POST /gw/v1/orders, rules 1–4) and the race it has to survive:
@@ -244,11 +244,12 @@ describe('a create that died mid-cascade', () => {
       // What a create leaves behind when its process dies while providers are being asked.
       await x.ctx.db.tx(async (q) => {
         await claimRef(q, { deskId: d.id, ref, orderId: 'ord_orphan', amount: '100.00', currency: 'RUB', at });
-        await insertPendingOrder(q, {
+        const order = {
           id: 'ord_orphan', deskId: d.id, merchantId: d.merchantId, orderRef: ref, amount: '100.00', currency: 'RUB', rate: '91.80000000',
           settledAmount: '1.08932462', method: 'Classic', rail: 'Sbp', sandbox: true, notifyUrl: 'https://merchant.example/cb',
           successUrl: null, failUrl: null, backUrl: null, operator: null, lifetimeMinutes: 15, createdAt: at, expiresAt: new Date(at.getTime() + 900_000),
-        });
+        };
+        await writeOrders(q, [{ order, issued: null, claimRef: false, auth: null }]);
       });
       const reaper = placementReaper(x.ctx);
       x.clock.advance(STALE_PLACEMENT_MS - 1000);

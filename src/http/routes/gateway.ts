@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../../context.js';
 import { getAppealForDesk, openAppeal } from '../../services/appeals.js';
-import { createOrder, createOrderAtOnce } from '../../services/createOrder.js';
+import { createOrder } from '../../services/createOrder.js';
 import { eventsFeed } from '../../services/events.js';
 import { balanceOf, methodsFor, ratesFor } from '../../services/gatewayReads.js';
 import { cancelByMerchant } from '../../services/orderActions.js';
@@ -72,22 +72,12 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         ...SETTLES_AUTH,
       },
       async (req, reply) => {
-        let admitted = false;
-        if (req.pendingAuth) {
-          // Authentication's last check, the limit, the reservation and the placement at once when
-          // nothing stands in the way; otherwise authentication is settled first, as usual.
-          const atOnce = await createOrderAtOnce(ctx, req.pendingAuth, req.body);
-          if (atOnce.kind === 'created') return sendOk(req, reply, atOnce.order, 201);
-          admitted = atOnce.admitted;
-          const refused = await settleAuth(req);
-          if (refused) return sendRefusal(req, reply, refused.refusal);
-        }
-        // 30 per 10 s per desk key, 5 queued; counted after authentication so nobody can spend a desk's quota.
-        if (!admitted) {
-          const admission = await ctx.limits.orderCreate.take(req.desk!.key);
-          if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-        }
-        return sendOk(req, reply, await createOrder(ctx, req.desk!, req.merchant!, req.body, req.catalogVersions), 201);
+        // Authentication's last check (when it is still pending), the order limit, the reservation
+        // and the placement: one service call, which answers a refusal of authentication itself.
+        const r = await createOrder(ctx, req.pendingAuth ?? { desk: req.desk!, merchant: req.merchant!, versions: req.catalogVersions }, req.body);
+        if (r.kind === 'refused') return sendRefusal(req, reply, r.refusal);
+        if (r.kind === 'tooMany') return sendTooMany(reply, r.retryAfterMs);
+        return sendOk(req, reply, r.order, 201);
       },
     );
 
