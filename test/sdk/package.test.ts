@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,4 +48,28 @@ describe('@paygate/sdk package', () => {
     const text = execFileSync(process.execPath, [join(out, 'cli.js'), 'listen', '--help'], { encoding: 'utf8' });
     expect(text).toContain('paygate listen --base-url URL --key KEY --secret SECRET --forward-to URL');
   });
+
+  it('installs as its README says: packed from the repository, then installed from the tarball into a project of its own', () => {
+    const readme = readFileSync(join(PKG, 'README.md'), 'utf8');
+    expect(readme).toContain('npm pack -w @paygate/sdk --pack-destination /tmp');
+    const work = mkdtempSync(join(tmpdir(), 'paygate-sdk-install-'));
+    try {
+      const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+      const packed = JSON.parse(npm(['pack', '-w', '@paygate/sdk', '--pack-destination', work, '--json'], ROOT)) as { filename: string; files: { path: string }[] }[];
+      const tarball = join(work, packed[0]!.filename);
+      expect(packed[0]!.filename).toBe('paygate-sdk-0.1.0.tgz');
+      expect(packed[0]!.files.map((f) => f.path)).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'README.md']));
+      const project = join(work, 'shop');
+      execFileSync('mkdir', ['-p', project]);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'module', private: true }));
+      // No registry is needed: the SDK depends on nothing.
+      npm(['install', '--offline', tarball], project);
+      const used = execFileSync(process.execPath, ['--input-type=module', '-e', "import { Paygate, verifyCallback, PaygateError } from '@paygate/sdk'; console.log([typeof Paygate, typeof verifyCallback, typeof PaygateError].join(','));"], { cwd: project, encoding: 'utf8' });
+      expect(used.trim()).toBe('function,function,function');
+      const usage = execFileSync(join(project, 'node_modules/.bin/paygate'), ['listen', '--help'], { cwd: project, encoding: 'utf8' });
+      expect(usage).toContain('paygate listen --base-url URL');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
