@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
-import { rawBodyOf } from '../server/rawBody.js';
 import { formatUtcTime } from './format.js';
+import { bodyFields, CSRF_FIELD } from './forms.js';
 import { html } from './html.js';
 import { chooseLang, translator } from './i18n/index.js';
 import { document, sendPage } from './layout.js';
@@ -58,17 +58,12 @@ export function setCookies(reply: FastifyReply, cookies: string[]): void {
 
 export const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('Location', to).header('Cache-Control', 'no-store').send('');
 
-/** The form fields of a urlencoded POST; anything else (or an oversized body) reads as no fields. */
-export function formOf(req: FastifyRequest): URLSearchParams {
-  const raw = rawBodyOf(req.body);
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (raw.tooLarge || type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
-  return new URLSearchParams(raw.bytes.toString('utf8'));
-}
-
-export function givenToken(req: FastifyRequest, form: URLSearchParams): string | null {
+/** The CSRF token a POST carries: the form's `_csrf` field, else the `X-CSRF-Token` header. */
+export function givenToken(req: FastifyRequest): string | null {
+  const field = bodyFields(req)[CSRF_FIELD];
+  if (typeof field === 'string') return field;
   const header = req.headers['x-csrf-token'];
-  return form.get('_csrf') ?? (typeof header === 'string' ? header : null);
+  return typeof header === 'string' ? header : null;
 }
 
 /**
@@ -85,9 +80,9 @@ export function preSessionToken(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest
   return csrfToken(csrfKey(ctx), s.surface, `pre:${value}`);
 }
 
-export function preSessionCsrfValid(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest, form: URLSearchParams): boolean {
+export function preSessionCsrfValid(ctx: Ctx, s: SurfaceCookies, req: FastifyRequest): boolean {
   const value = readCookie(req, s.pre);
-  return csrfValid(csrfKey(ctx), s.surface, value ? `pre:${value}` : null, givenToken(req, form));
+  return csrfValid(csrfKey(ctx), s.surface, value ? `pre:${value}` : null, givenToken(req));
 }
 
 /** A started session: its cookie set, the pre-session cookie dropped, and 303 to the surface's home. */
@@ -132,20 +127,18 @@ export interface SignedIn<A> {
   account: A;
   /** The token every form of the page carries in its hidden `_csrf` input. */
   csrf: string;
-  form: URLSearchParams;
 }
 
 /**
  * A preHandler that resumes the surface's session and loads its account: signed out, a page leads
  * to the sign-in form and an action is refused (403). Every POST must carry the session's CSRF
- * token, else 403. `readForm` reads the fields of a POST (urlencoded by default).
+ * token, else 403; the rest of its form is the route's to read (forms.ts).
  */
 export function sessionHook<A>(
   ctx: Ctx,
   s: SurfaceCookies,
   loadAccount: (accountId: string) => Promise<A | null>,
   attach: (req: FastifyRequest, signedIn: SignedIn<A>) => void,
-  readForm: (req: FastifyRequest) => URLSearchParams = formOf,
 ) {
   return async function resume(req: FastifyRequest, reply: FastifyReply) {
     const session = await resumeSession(ctx, s.surface, readCookie(req, s.session));
@@ -156,10 +149,9 @@ export function sessionHook<A>(
       return reply.code(403).type('text/plain; charset=utf-8').send('Sign in again: your session has ended.');
     }
     const key = csrfKey(ctx);
-    const form = safe ? new URLSearchParams() : readForm(req);
-    if (!safe && !csrfValid(key, s.surface, session.idHash, givenToken(req, form))) {
+    if (!safe && !csrfValid(key, s.surface, session.idHash, givenToken(req))) {
       return reply.code(403).type('text/plain; charset=utf-8').send('This form has expired. Go back, reload the page and try again.');
     }
-    attach(req, { session, account, csrf: csrfToken(key, s.surface, session.idHash), form });
+    attach(req, { session, account, csrf: csrfToken(key, s.surface, session.idHash) });
   };
 }

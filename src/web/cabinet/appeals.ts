@@ -5,18 +5,13 @@ import { MAX_RECEIPT_BYTES } from '../../domain/receipts.js';
 import { appealReceiptFile, getAppealForMerchant, listAppealsForReview, openAppealRow } from '../../services/appeals.js';
 import { sendPage } from '../layout.js';
 import { sendReceipt } from '../receipt.js';
-import { registerUploadBody, uploadOf } from '../multipart.js';
+import { formOf, withForm } from '../forms.js';
+import { registerUploads } from '../upload.js';
+import { AppealForm } from './forms.js';
 import { seeOther } from '../session.js';
 import { appealPage, appealsPage } from './appealsView.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { messagePage } from './view.js';
-
-/**
- * The body cap of the upload route only: a 5 MiB receipt, the text fields (reason 2,000 and
- * evidence 4,096 characters, up to 4 bytes each in UTF-8) and multipart headers fit well within
- * 64 KiB more. Every other route keeps the app's 1 MiB cap.
- */
-export const APPEAL_UPLOAD_CAP = MAX_RECEIPT_BYTES + 64 * 1024;
 
 const APPEALS_PAGE = 50;
 
@@ -29,28 +24,24 @@ const REFUSAL_TITLES: Partial<Record<string, string>> = {
 };
 
 /** Appeals in the cabinet: opened through the same service as `POST /gw/v1/appeals`, scoped to the merchant. */
-export function appealRoutes(app: FastifyInstance, ctx: Ctx): void {
-  app.register(async (upload) => {
-    registerUploadBody(upload, APPEAL_UPLOAD_CAP);
+export async function appealRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
+  await app.register(async (upload) => {
+    // The upload's own cap is the receipt's: a larger file is answered beside its field (413).
+    await registerUploads(upload, { fileBytes: MAX_RECEIPT_BYTES, fileLabel: '5 MiB' });
 
-    upload.post('/cabinet/appeals', async (req, reply) => {
+    upload.post('/cabinet/appeals', withForm(AppealForm), async (req, reply) => {
       const c = cab(req);
-      const { body, result } = uploadOf(req);
+      const form = formOf(req, AppealForm);
       const refuse = (code: keyof typeof ERROR_STATUS, detail: string) =>
         sendPage(reply, ERROR_STATUS[code], messagePage(c, REFUSAL_TITLES[code] ?? 'Not possible now', `${sentence(detail)} (${code})`));
-      if (body?.tooLarge) return refuse('PAYLOAD_TOO_LARGE', 'receipt: the file is larger than 5 MiB');
-      if (!result.ok) return refuse('VALIDATION_ERROR', result.problem);
-      const f = result.form.fields;
-      const orderId = str(f.get('orderId'), 300);
-      const reason = (f.get('reason') ?? '').trim();
+      const file = form.receipt?.[0];
+      if (file?.tooLarge) return refuse('PAYLOAD_TOO_LARGE', 'receipt: the file is larger than 5 MiB');
+      const orderId = str(form.orderId, 300);
+      const reason = (form.reason ?? '').trim();
       // One URL a line in the form; the API keeps several separated by semicolons.
-      const evidence = (f.get('evidenceUrl') ?? '').split(/[\r\n;]+/).map((s) => s.trim()).filter(Boolean).join('; ');
+      const evidence = (form.evidenceUrl ?? '').split(/[\r\n;]+/).map((s) => s.trim()).filter(Boolean).join('; ');
       if (!orderId || orderId.length > 255) return refuse('VALIDATION_ERROR', 'orderId: give the order id (ord_…) or your orderRef');
-      if (reason.length > 2000) return refuse('VALIDATION_ERROR', 'reason: at most 2,000 characters');
       if (evidence.length > 4096) return refuse('VALIDATION_ERROR', 'evidenceUrl: at most 4,096 characters');
-      const files = result.form.files.filter((x) => x.field === 'receipt');
-      if (files.length > 1) return refuse('VALIDATION_ERROR', 'receipt: one file per appeal');
-      const file = files[0];
       try {
         const appeal = await openAppealRow(ctx, { merchantId: c.merchant.id }, {
           orderId,

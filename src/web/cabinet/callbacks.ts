@@ -3,6 +3,8 @@ import type { Ctx } from '../../context.js';
 import { failingDeliveries, redeliverFailed } from '../../services/events.js';
 import { sendPage } from '../layout.js';
 import { seeOther } from '../session.js';
+import { formOf, withForm } from '../forms.js';
+import { RedeliverForm } from './forms.js';
 import { callbacksPage } from './callbacksView.js';
 import { cab, query, str } from './common.js';
 
@@ -27,9 +29,9 @@ export function callbackRoutes(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, callbacksPage(c, { lines: page.items, next: page.next, sinceDefault, notice, error: null }));
   });
 
-  app.post('/cabinet/callbacks/redeliver', async (req, reply) => {
+  app.post('/cabinet/callbacks/redeliver', withForm(RedeliverForm), async (req, reply) => {
     const c = cab(req);
-    const r = await redeliverFailed(ctx, c.merchant.id, c.user.id, sinceOf(str(c.form.get('since'), 40)));
+    const r = await redeliverFailed(ctx, c.merchant.id, c.user.id, sinceOf(str(formOf(req, RedeliverForm).since, 40)));
     return seeOther(reply, `/cabinet/callbacks?redelivered=${r.eventIds.length}`);
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
-import { handleError, sendTooMany } from '../../server/errors.js';
+import { sendTooMany } from '../../server/errors.js';
 import { cabinetSignIn, changeUserPassword, merchantDesk, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { methodsFor } from '../../services/gatewayReads.js';
@@ -15,7 +16,10 @@ import { endSession, listSessions, revokeOwnSession } from '../../services/sessi
 import type { OrderRow } from '../../services/shapes.js';
 import { sendPage } from '../layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
-import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { cookieHeader, enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { ButtonForm, formOf, formWithProblem, SignInForm, withForm } from '../forms.js';
+import { handlePageError } from '../formGuard.js';
+import { DeskEnabledForm, DeskForm, PasswordForm, SignUpForm } from './forms.js';
 import { CABINET, cabinetSessionHook, SESSION_COOKIE } from './session.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { appealRoutes } from './appeals.js';
@@ -39,7 +43,7 @@ import {
   secretRotatedPage,
   signInPage,
   signUpPage,
-  type DeskForm,
+  type DeskForm as DeskFormView,
   type OrderDetail,
   type OrderFilters,
 } from './view.js';
@@ -64,14 +68,14 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen(), notice }));
   });
 
-  app.post('/cabinet/sign-in', async (req, reply) => {
+  app.post('/cabinet/sign-in', withForm(SignInForm), async (req, reply) => {
     // Every attempt counts, a refused form included: the limit is on guessing, 10 a minute per IP.
     const admission = await ctx.limits.signIn.take(req.ip);
     if (!admission.ok) return sendTooManyAttempts(ctx, CABINET, req, reply, admission.retryAfterMs);
-    const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
-    const email = str(form.get('email'), 320);
-    const step = await cabinetSignIn(ctx, email, form.get('password') ?? '');
+    if (!preSessionCsrfValid(ctx, CABINET, req)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    const form = formOf(req, SignInForm);
+    const email = str(form.email, 320);
+    const step = await cabinetSignIn(ctx, email, form.password ?? '');
     // Ten wrong passwords on the account from any addresses (ACCOUNT_LOCK): not even checked now.
     if (step.kind === 'locked') return sendTooManyAttempts(ctx, CABINET, req, reply, step.retryAfterMs);
     if (step.kind === 'refused') {
@@ -89,17 +93,19 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, signUpPage({ csrf: preSessionToken(ctx, CABINET, req, reply), company: '', email: '', error: null }));
   });
 
-  app.post('/cabinet/sign-up', async (req, reply) => {
+  app.post('/cabinet/sign-up', withForm(SignUpForm, { invalid: 'route' }), async (req, reply) => {
     if (!signupOpen()) return sendPage(reply, 404, messagePage(null, 'Not found', 'There is no such page.'));
     // The sign-in limiter under a key of its own: sign-ups from one address do not lock its sign-ins.
     const admission = await ctx.limits.signIn.take(`sign-up:${req.ip}`);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
-    const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, CABINET, req, form)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-up page and try again.'));
-    const company = str(form.get('company'), 100);
-    const email = str(form.get('email'), 320);
+    if (!preSessionCsrfValid(ctx, CABINET, req)) return sendPage(reply, 403, messagePage(null, 'Form expired', 'Reload the sign-up page and try again.'));
+    const { form, problem } = formWithProblem(req, SignUpForm);
+    const company = str(form.company, 100);
+    const email = str(form.email, 320);
+    // A value the form cannot take: the form again, with what was typed (passwords aside).
+    if (problem) return sendPage(reply, 400, signUpPage({ csrf: preSessionToken(ctx, CABINET, req, reply), company, email, error: sentence(problem) }));
     try {
-      const { user } = await signUpMerchant(ctx, { company, email, password: form.get('password') ?? '' });
+      const { user } = await signUpMerchant(ctx, { company, email, password: form.password ?? '' });
       return enterSession(ctx, CABINET, req, reply, user.id);
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'VALIDATION_ERROR' && err.code !== 'EMAIL_TAKEN')) throw err;
@@ -117,10 +123,10 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (err.code === 'PAYLOAD_TOO_LARGE') return sendPage(reply, 413, messagePage(cab(req), 'File too large', sentence(err.detail)));
         return sendPage(reply, 409, messagePage(cab(req), 'Not possible now', sentence(err.detail)));
       }
-      return handleError(err, req, reply);
+      return handlePageError(err, req, reply);
     });
     registerSignedIn(signedIn, ctx);
-    appealRoutes(signedIn, ctx);
+    await appealRoutes(signedIn, ctx);
     balanceRoutes(signedIn, ctx);
     twoFactorRoutes(signedIn, ctx);
     callbackRoutes(signedIn, ctx);
@@ -128,7 +134,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
 }
 
 function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
-  app.post('/cabinet/sign-out', async (req, reply) => {
+  app.post('/cabinet/sign-out', withForm(ButtonForm), async (req, reply) => {
     await endSession(ctx, cab(req).session);
     setCookies(reply, [cookieHeader(ctx, SESSION_COOKIE, '', 0)]);
     return seeOther(reply, '/cabinet/sign-in');
@@ -154,15 +160,16 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, accountPage(c, await listSessions(ctx, c.session), notice, null, await twoFactorCardOf(ctx, c)));
   });
 
-  app.post('/cabinet/account/password', async (req, reply) => {
+  app.post('/cabinet/account/password', withForm(PasswordForm), async (req, reply) => {
     const c = cab(req);
-    const r = await changeUserPassword(ctx, c.session, c.form.get('currentPassword') ?? '', c.form.get('newPassword') ?? '');
+    const form = formOf(req, PasswordForm);
+    const r = await changeUserPassword(ctx, c.session, form.currentPassword ?? '', form.newPassword ?? '');
     if (!r.ok && r.retryAfterMs !== undefined) return sendTooManyAttempts(ctx, CABINET, req, reply, r.retryAfterMs, '/cabinet/account');
     if (!r.ok) return sendPage(reply, 400, accountPage(c, await listSessions(ctx, c.session), null, r.message, await twoFactorCardOf(ctx, c)));
     return seeOther(reply, '/cabinet/account?done=password');
   });
 
-  app.post('/cabinet/account/sessions/:handle/revoke', async (req, reply) => {
+  app.post('/cabinet/account/sessions/:handle/revoke', withForm(ButtonForm), async (req, reply) => {
     const c = cab(req);
     // Another account's session handle matches nothing: the same 404 as an unknown one.
     if (!(await revokeOwnSession(ctx, c.session, param(req, 'handle')))) throw new AppError('NOT_FOUND', 'no such session');
@@ -179,11 +186,12 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, desksPage(c, await desksOf(c.merchant.id), await enabledCurrencies(), EMPTY_DESK_FORM, null));
   });
 
-  app.post('/cabinet/desks', async (req, reply) => {
+  app.post('/cabinet/desks', withForm(DeskForm, { invalid: 'route' }), async (req, reply) => {
     const c = cab(req);
-    const f = deskFormOf(c.form);
+    const { form, problem } = formWithProblem(req, DeskForm);
+    const f = deskFormOf(form);
     try {
-      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f), tariffId: null });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem), tariffId: null });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
@@ -206,13 +214,14 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, deskPage(c, view, picture, notice, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test: null }));
   });
 
-  app.post('/cabinet/desks/:deskId/settings', async (req, reply) => {
+  app.post('/cabinet/desks/:deskId/settings', withForm(DeskForm, { invalid: 'route' }), async (req, reply) => {
     const c = cab(req);
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
+    const { form, problem } = formWithProblem(req, DeskForm);
     // The method is the desk's for life, whatever the form says.
-    const f = { ...deskFormOf(c.form), method: desk.method };
+    const f = { ...deskFormOf(form), method: desk.method };
     try {
-      await patchDesk(ctx, desk.id, deskFields(f));
+      await patchDesk(ctx, desk.id, deskFields(f, problem?.startsWith('method:') ? null : problem));
       return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
     } catch (err) {
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
@@ -222,7 +231,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     }
   });
 
-  app.post('/cabinet/desks/:deskId/test-callback', async (req, reply) => {
+  app.post('/cabinet/desks/:deskId/test-callback', withForm(ButtonForm), async (req, reply) => {
     const c = cab(req);
     const test = await sendTestCallback(ctx, c.merchant.id, param(req, 'deskId'));
     const desk = await merchantDesk(ctx, c.merchant.id, test.deskId);
@@ -230,16 +239,16 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, deskPage(c, view, await methodsFor(ctx, desk, c.merchant), null, { form: storedDeskForm(view), currencies: await enabledCurrencies(), error: null, test }));
   });
 
-  app.post('/cabinet/desks/:deskId/enabled', async (req, reply) => {
+  app.post('/cabinet/desks/:deskId/enabled', withForm(DeskEnabledForm), async (req, reply) => {
     const c = cab(req);
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
-    const enabled = c.form.get('enabled');
-    if (enabled !== 'true' && enabled !== 'false') throw new AppError('VALIDATION_ERROR', 'enabled: must be true or false');
+    const { enabled } = formOf(req, DeskEnabledForm);
+    if (enabled === undefined) throw new AppError('VALIDATION_ERROR', 'enabled: must be true or false');
     await patchDesk(ctx, desk.id, { enabled: enabled === 'true' });
     return seeOther(reply, `/cabinet/desks/${desk.id}?done=${enabled === 'true' ? 'on' : 'off'}`);
   });
 
-  app.post('/cabinet/desks/:deskId/secret', async (req, reply) => {
+  app.post('/cabinet/desks/:deskId/secret', withForm(ButtonForm), async (req, reply) => {
     const c = cab(req);
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
     const { secret } = await rotateDeskSecret(ctx, desk.id);
@@ -288,13 +297,13 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
   });
 
-  app.post('/cabinet/orders/:orderId/resend', async (req, reply) => {
+  app.post('/cabinet/orders/:orderId/resend', withForm(ButtonForm), async (req, reply) => {
     const c = cab(req);
     const r = await resendOrder(ctx, { merchantId: c.merchant.id }, param(req, 'orderId'));
     return seeOther(reply, `/cabinet/orders/${r.orderId}?done=resent&event=${r.eventId}`);
   });
 
-  app.post('/cabinet/orders/:orderId/simulate-payment', async (req, reply) => {
+  app.post('/cabinet/orders/:orderId/simulate-payment', withForm(ButtonForm), async (req, reply) => {
     const c = cab(req);
     const scope = { merchantId: c.merchant.id };
     const o = await findOrderRow(ctx, scope, param(req, 'orderId'));
@@ -311,37 +320,38 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
 
 // ---- form and query parsing
 
-const DECIMAL_USD = /^\d{1,16}(\.\d{1,8})?$/;
-
-function deskFormOf(form: URLSearchParams): DeskForm {
-  const uniq = (v: string[]) => [...new Set(v.map((s) => s.trim()).filter(Boolean))];
+/** The desk form as the page shows it again: lists without repeats, an empty limit as 0. */
+function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
+  const uniq = (v: string[] = []) => [...new Set(v.map((s) => s.trim()).filter(Boolean))];
   return {
-    method: str(form.get('method'), 40),
-    rails: uniq(form.getAll('rails')),
-    currencies: uniq(form.getAll('currencies')).map((s) => s.toUpperCase()),
-    minUsd: str(form.get('minUsd'), 40) || '0',
-    maxUsd: str(form.get('maxUsd'), 40) || '0',
-    callbackUrl: str(form.get('callbackUrl'), 2048),
-    callbacksEnabled: form.get('callbacksEnabled') !== 'false',
+    method: str(form.method, 40),
+    rails: uniq(form.rails),
+    currencies: uniq(form.currencies).map((s) => s.toUpperCase()),
+    minUsd: str(form.minUsd, 40) || '0',
+    maxUsd: str(form.maxUsd, 40) || '0',
+    callbackUrl: str(form.callbackUrl, 2048),
+    callbacksEnabled: form.callbacksEnabled !== 'false',
   };
 }
 
 /** The settings form as the desk has them now. */
-function storedDeskForm(d: ReturnType<typeof deskView>): DeskForm {
+function storedDeskForm(d: ReturnType<typeof deskView>): DeskFormView {
   return { method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
 }
 
-function deskFormProblem(f: DeskForm): string | null {
-  if (!DECIMAL_USD.test(f.minUsd)) return 'minUsd: a decimal amount in USD, such as 10 or 10.50';
-  if (!DECIMAL_USD.test(f.maxUsd)) return 'maxUsd: a decimal amount in USD, such as 500 or 0 for no limit';
+/** What the schema leaves to the form: at least one currency, and a bound on the lists. */
+function deskFormProblem(f: DeskFormView): string | null {
   if (f.currencies.length === 0) return 'currencies: choose at least one currency';
   if (f.rails.length > 50 || f.currencies.length > 50) return 'rails: too many values';
   return null;
 }
 
-/** The desk fields of the form, checked, as the operator API's create and patch take them (a refusal is VALIDATION_ERROR). */
-function deskFields(f: DeskForm) {
-  const problem = deskFormProblem(f);
+/**
+ * The desk fields of the form, checked (the schema's problem first, in the API's words), as the
+ * operator API's create and patch take them; a refusal is VALIDATION_ERROR.
+ */
+function deskFields(f: DeskFormView, schemaProblem: string | null) {
+  const problem = schemaProblem ?? deskFormProblem(f);
   if (problem) throw new AppError('VALIDATION_ERROR', problem);
   return {
     rails: f.rails,

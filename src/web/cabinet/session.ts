@@ -2,10 +2,9 @@ import type { Ctx } from '../../context.js';
 import { cabinetAccount } from '../../services/cabinet.js';
 import type { SessionInfo } from '../../services/sessions.js';
 import type { MerchantRow, UserRow } from '../../services/shapes.js';
-import { uploadFields } from '../multipart.js';
-import { formOf, sessionHook, type SurfaceCookies } from '../session.js';
+import { sessionHook, type SurfaceCookies } from '../session.js';
 
-export { cookieHeader, formOf, readCookie, setCookies } from '../session.js';
+export { cookieHeader, readCookie, setCookies } from '../session.js';
 
 /** The cabinet's cookies (the back office has its own). */
 export const CABINET: SurfaceCookies = { surface: 'cabinet', session: 'pg_cabinet', pre: 'pg_cabinet_pre', signInPath: '/cabinet/sign-in', homePath: '/cabinet' };
@@ -18,7 +17,6 @@ export interface CabinetRequest {
   merchant: MerchantRow;
   /** The token every form of the page carries in its hidden `_csrf` input. */
   csrf: string;
-  form: URLSearchParams;
 }
 
 declare module 'fastify' {
@@ -34,9 +32,7 @@ export function cabinetSessionHook(ctx: Ctx) {
     CABINET,
     (accountId) => cabinetAccount(ctx, accountId),
     (req, s) => {
-      req.cabinet = { session: s.session, user: s.account.user, merchant: s.account.merchant, csrf: s.csrf, form: s.form };
+      req.cabinet = { session: s.session, user: s.account.user, merchant: s.account.merchant, csrf: s.csrf };
     },
-    // An upload form is multipart: its `_csrf` field is checked like any other form's.
-    (req) => uploadFields(req) ?? formOf(req),
   );
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import type { Scope, Window } from '../../domain/turnover.js';
-import { handleError } from '../../server/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
 import { acceptAppeal, appealReceiptFile, rejectAppeal } from '../../services/appeals.js';
 import { audited, listAudit } from '../../services/audit.js';
@@ -19,14 +19,16 @@ import { answerChallenge, beginEnrolment, confirmEnrolment, issueChallenge, pend
 import { recordWithdrawal } from '../../services/withdrawals.js';
 import { sendPage } from '../layout.js';
 import { sendReceipt } from '../receipt.js';
-import { cookieHeader, enterSession, formOf, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { cookieHeader, enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { ButtonForm, formOf, SignInCodeForm, SignInForm, withForm, type FormSchema } from '../forms.js';
+import { handlePageError } from '../formGuard.js';
+import * as forms from './forms.js';
 import { off, OFFICE, officeSessionHook, type OfficeRequest } from './session.js';
 import * as v from './view.js';
 
 const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
 const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
 const str = (x: unknown, max = 200) => (typeof x === 'string' ? x.trim().slice(0, max) : '');
-const field = (o: OfficeRequest, name: string, max = 500) => str(o.form.get(name), max);
 
 /** Where an action's notice is read back: `?done=` names one of these, never free text. */
 const NOTICES: Record<string, string> = {
@@ -73,13 +75,13 @@ function sentence(detail: string | null): string {
 export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/office/sign-in', async (req, reply) => sendPage(reply, 200, v.signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email: '', failed: false })));
 
-  app.post('/office/sign-in', async (req, reply) => {
+  app.post('/office/sign-in', withForm(SignInForm), async (req, reply) => {
     const admission = await ctx.limits.signIn.take(`office:${req.ip}`);
     if (!admission.ok) return sendTooManyAttempts(ctx, OFFICE, req, reply, admission.retryAfterMs);
-    const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, OFFICE, req, form)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
-    const email = str(form.get('email'), 320);
-    const check = await checkSignIn(ctx, 'office', email, form.get('password') ?? '');
+    if (!preSessionCsrfValid(ctx, OFFICE, req)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    const form = formOf(req, SignInForm);
+    const email = str(form.email, 320);
+    const check = await checkSignIn(ctx, 'office', email, form.password ?? '');
     // Ten wrong passwords on the account from any addresses (ACCOUNT_LOCK): not even checked now.
     if (check.kind === 'locked') return sendTooManyAttempts(ctx, OFFICE, req, reply, check.retryAfterMs);
     if (check.kind === 'refused') return sendPage(reply, 401, v.signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email, failed: true }));
@@ -90,14 +92,14 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
     return enterSession(ctx, OFFICE, req, reply, operator.id);
   });
 
-  app.post('/office/sign-in/code', async (req, reply) => {
+  app.post('/office/sign-in/code', withForm(SignInCodeForm), async (req, reply) => {
     // Codes are guessed like passwords: the same limit, counted apart from the password step.
     const admission = await ctx.limits.signIn.take(`office-code:${req.ip}`);
     if (!admission.ok) return sendTooManyAttempts(ctx, OFFICE, req, reply, admission.retryAfterMs);
-    const form = formOf(req);
-    if (!preSessionCsrfValid(ctx, OFFICE, req, form)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
-    const challenge = str(form.get('challenge'), 200);
-    const answer = await answerChallenge(ctx, 'office', challenge, str(form.get('code'), 40));
+    if (!preSessionCsrfValid(ctx, OFFICE, req)) return sendPage(reply, 403, v.messagePage(null, 'Form expired', 'Reload the sign-in page and try again.'));
+    const form = formOf(req, SignInCodeForm);
+    const challenge = str(form.challenge, 200);
+    const answer = await answerChallenge(ctx, 'office', challenge, str(form.code, 40));
     switch (answer.kind) {
       case 'expired':
         return sendPage(reply, 401, v.messagePage(null, 'Sign in again', 'The code step took too long. Sign in with your password again.'));
@@ -123,7 +125,7 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
         const message = status === 404 ? 'There is nothing here.' : sentence(err.detail);
         return sendPage(reply, status === 404 || status === 400 ? status : 409, v.messagePage(await shell(ctx, req), title, message));
       }
-      return handleError(err, req, reply);
+      return handlePageError(err, req, reply);
     });
     registerSignedIn(signedIn, ctx);
   });
@@ -161,33 +163,41 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   const act = <T>(req: FastifyRequest, action: string, objectId: string | null, fn: (c: Ctx) => Promise<T>, objectOf?: (r: T) => string | null) =>
     audited(ctx, { actor: off(req).operator.id, action, objectId, objectOf }, fn);
 
-  /** Registers a POST only administrators may take; a support operator gets 403 and nothing happens. */
-  const adminPost = (path: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
-    app.post(path, async (req, reply) => (v.isAdmin(off(req)) ? handler(req, reply) : refuseSupport(ctx, req, reply)));
+  /**
+   * Registers a POST only administrators may take, with its form: a support operator gets 403 before
+   * the form is looked at, and nothing happens.
+   */
+  const adminOnly = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!v.isAdmin(off(req))) return refuseSupport(ctx, req, reply);
+  };
+  const adminPost = (path: string, form: FormSchema, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    app.post(path, withForm(form, { preHandler: adminOnly }), handler);
 
   /**
    * An admin action on the object in the path: the form checked first (a refusal is a 400 page and
    * no action), then the service in `audited()`, then 303 to where its notice is shown.
    */
-  const objectAction = (
+  const objectAction = <F extends FormSchema>(
     path: string,
     action: string,
-    fn: (c: Ctx, id: string, o: OfficeRequest) => Promise<unknown>,
-    back: (id: string, o: OfficeRequest) => string,
-    check?: (o: OfficeRequest) => string | null,
+    form: F,
+    fn: (c: Ctx, id: string, f: Static<F>) => Promise<unknown>,
+    back: (id: string, f: Static<F>) => string,
+    check?: (f: Static<F>) => string | null,
   ) =>
-    adminPost(path, async (req, reply) => {
+    adminPost(path, form, async (req, reply) => {
       const id = param(req, 'id');
-      const problem = check?.(off(req));
+      const f = formOf(req, form);
+      const problem = check?.(f);
       if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      await act(req, action, id, (c) => fn(c, id, off(req)));
-      return seeOther(reply, back(id, off(req)));
+      await act(req, action, id, (c) => fn(c, id, f));
+      return seeOther(reply, back(id, f));
     });
 
   const page = async (req: FastifyRequest, reply: FastifyReply, render: (s: v.Shell) => ReturnType<typeof v.officePage>, status = 200) =>
     sendPage(reply, status, render(await shell(ctx, req)));
 
-  app.post('/office/sign-out', async (req, reply) => {
+  app.post('/office/sign-out', withForm(ButtonForm), async (req, reply) => {
     await endSession(ctx, off(req).session);
     setCookies(reply, [cookieHeader(ctx, OFFICE.session, '', 0)]);
     return seeOther(reply, OFFICE.signInPath);
@@ -209,11 +219,11 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return page(req, reply, (s) => v.enrolPage(s, { ...e, qrSvg: svg, error: null, required: required }));
   });
 
-  app.post('/office/two-factor', async (req, reply) => {
+  app.post('/office/two-factor', withForm(forms.TwoFactorForm), async (req, reply) => {
     const o = off(req);
     // Already on: a stray form must not start a new secret over the one in force.
     if ((await twoFactorStatus(ctx, 'office', o.operator.id)).enabled) return seeOther(reply, '/office/two-factor');
-    const codes = await confirmEnrolment(ctx, 'office', o.operator.id, field(o, 'code', 40));
+    const codes = await confirmEnrolment(ctx, 'office', o.operator.id, str(formOf(req, forms.TwoFactorForm).code, 40));
     if (!codes) {
       const e = await enrolment(o);
       const svg = await qr(e.uri);
@@ -261,24 +271,26 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const m = await office.merchantOverview(ctx, param(req, 'id'));
     return page(req, reply, (s) => v.merchantPage(s, m, doneOf(req), null));
   });
-  objectAction('/office/merchants/:id/approve', 'merchant.approve', (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
-  objectAction('/office/merchants/:id/block', 'merchant.block', (c, id, o) => op.blockMerchant(c, id, field(o, 'reason') || null), (id) => `/office/merchants/${id}?done=blocked`);
-  objectAction('/office/merchants/:id/unblock', 'merchant.unblock', (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
+  objectAction('/office/merchants/:id/approve', 'merchant.approve', ButtonForm, (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
+  objectAction('/office/merchants/:id/block', 'merchant.block', forms.BlockForm, (c, id, f) => op.blockMerchant(c, id, str(f.reason, 500) || null), (id) => `/office/merchants/${id}?done=blocked`);
+  objectAction('/office/merchants/:id/unblock', 'merchant.unblock', ButtonForm, (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
   objectAction(
     '/office/merchants/:id/sandbox',
     'merchant.update',
-    (c, id, o) => op.patchMerchant(c, id, { sandbox: o.form.get('sandbox') === 'true' }),
+    forms.SandboxForm,
+    (c, id, f) => op.patchMerchant(c, id, { sandbox: f.sandbox === 'true' }),
     (id) => `/office/merchants/${id}?done=sandbox`,
-    (o) => (['true', 'false'].includes(o.form.get('sandbox') ?? '') ? null : 'Sandbox: true or false'),
+    (f) => (f.sandbox === undefined ? 'Sandbox: true or false' : null),
   );
   objectAction(
     '/office/merchants/:id/withdrawals',
     'merchant.withdraw',
-    (c, id, o) => recordWithdrawal(c, id, { amountUsd: field(o, 'amountUsd', 40), reference: field(o, 'reference', 200) }),
+    forms.WithdrawalForm,
+    (c, id, f) => recordWithdrawal(c, id, { amountUsd: str(f.amountUsd, 40), reference: str(f.reference, 200) }),
     (id) => `/office/merchants/${id}?done=withdrawn`,
-    (o) => {
-      if (!DECIMAL_USD.test(field(o, 'amountUsd', 40))) return 'Amount: a decimal amount in USD, such as 100 or 99.50';
-      return field(o, 'reference', 200) ? null : 'Reference: give the transfer reference';
+    (f) => {
+      if (!f.amountUsd) return 'Amount: a decimal amount in USD, such as 100 or 99.50';
+      return str(f.reference, 200) ? null : 'Reference: give the transfer reference';
     },
   );
 
@@ -289,10 +301,10 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const audit = await listAudit(ctx, { objectId: d.id, limit: 50 });
     return page(req, reply, (s) => v.deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, doneOf(req)));
   });
-  objectAction('/office/desks/:id/stop', 'desk.stop', (c, id, o) => op.stopDesk(c, id, field(o, 'reason')), (id) => `/office/desks/${id}?done=stopped`, (o) =>
-    field(o, 'reason') ? null : 'Reason: say why the desk is stopped; the merchant sees it',
+  objectAction('/office/desks/:id/stop', 'desk.stop', forms.StopDeskForm, (c, id, f) => op.stopDesk(c, id, str(f.reason, 500)), (id) => `/office/desks/${id}?done=stopped`, (f) =>
+    str(f.reason, 500) ? null : 'Reason: say why the desk is stopped; the merchant sees it',
   );
-  objectAction('/office/desks/:id/resume', 'desk.resume', (c, id) => op.resumeDesk(c, id), (id) => `/office/desks/${id}?done=resumed`);
+  objectAction('/office/desks/:id/resume', 'desk.resume', ButtonForm, (c, id) => op.resumeDesk(c, id), (id) => `/office/desks/${id}?done=resumed`);
 
   // ---- orders
 
@@ -314,14 +326,15 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const [timeline, callbacks] = await Promise.all([office.orderTimeline(ctx, o), orderCallbackLog(ctx, {}, o.id)]);
     return page(req, reply, (s) => v.orderPage(s, o, timeline, callbacks, ORDER_NOTICES[str(query(req).done, 20)] ?? null));
   });
-  const orderAction = (path: string, action: string, done: string, fn: (c: Ctx, id: string, o: OfficeRequest) => Promise<unknown>, check?: (o: OfficeRequest) => string | null) =>
-    objectAction(`/office/orders/:id/${path}`, action, fn, (id, o) => (path === 'confirm' ? queueBack(o, 'confirmed') : null) ?? `/office/orders/${id}?done=${done}`, check);
-  orderAction('confirm', 'order.confirm', 'confirmed', (c, id) => actions.confirmPayment(c, id));
-  orderAction('reject', 'order.reject', 'rejected', (c, id) => actions.rejectOrder(c, id));
-  orderAction('report-payment', 'order.reportPayment', 'reported', (c, id) => actions.reportPayment(c, id, null));
-  orderAction('simulate-payment', 'order.simulatePayment', 'simulated', (c, id) => actions.simulatePayment(c, {}, id));
-  orderAction('reverse', 'order.reverse', 'reversed', (c, id, o) => actions.reverseOrder(c, id, field(o, 'reason')), (o) => (field(o, 'reason') ? null : 'Reason: say why the order is reversed'));
-  app.post('/office/orders/:id/resend', async (req, reply) => {
+  const orderBack = (done: string) => (id: string) => `/office/orders/${id}?done=${done}`;
+  objectAction('/office/orders/:id/confirm', 'order.confirm', forms.ConfirmForm, (c, id) => actions.confirmPayment(c, id), (id, f) => queueBack(f.from, 'confirmed') ?? orderBack('confirmed')(id));
+  objectAction('/office/orders/:id/reject', 'order.reject', ButtonForm, (c, id) => actions.rejectOrder(c, id), orderBack('rejected'));
+  objectAction('/office/orders/:id/report-payment', 'order.reportPayment', ButtonForm, (c, id) => actions.reportPayment(c, id, null), orderBack('reported'));
+  objectAction('/office/orders/:id/simulate-payment', 'order.simulatePayment', ButtonForm, (c, id) => actions.simulatePayment(c, {}, id), orderBack('simulated'));
+  objectAction('/office/orders/:id/reverse', 'order.reverse', forms.ReverseForm, (c, id, f) => actions.reverseOrder(c, id, str(f.reason, 500)), orderBack('reversed'), (f) =>
+    str(f.reason, 500) ? null : 'Reason: say why the order is reversed',
+  );
+  app.post('/office/orders/:id/resend', withForm(ButtonForm), async (req, reply) => {
     const id = param(req, 'id');
     await act(req, 'order.resend', id, (c) => resendOrder(c, {}, id));
     return seeOther(reply, `/office/orders/${id}?done=resent`);
@@ -339,9 +352,9 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return sendReceipt(reply, id, await appealReceiptFile(ctx, null, id));
   });
   for (const [verb, decide] of [['accept', acceptAppeal], ['reject', rejectAppeal]] as const) {
-    app.post(`/office/appeals/:id/${verb}`, async (req, reply) => {
+    app.post(`/office/appeals/:id/${verb}`, withForm(forms.AppealDecisionForm), async (req, reply) => {
       const id = param(req, 'id');
-      const comment = field(off(req), 'comment', 1000);
+      const comment = str(formOf(req, forms.AppealDecisionForm).comment, 2000);
       await act(req, `appeal.${verb}`, id, (c) => decide(c, id, comment || null));
       return seeOther(reply, `/office/queues/appeals?done=${verb === 'accept' ? 'accepted' : 'rejected'}`);
     });
@@ -358,7 +371,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     return page(req, reply, (s) => v.providerPage(s, h, doneOf(req)));
   });
   for (const [verb, paused] of [['pause', true], ['resume', false]] as const) {
-    objectAction(`/office/providers/:id/${verb}`, `provider.${verb}`, (c, id) => pauseProvider(c, id, paused), (id) => `/office/providers/${id}?done=${paused ? 'paused' : 'resumed'}`);
+    objectAction(`/office/providers/:id/${verb}`, `provider.${verb}`, ButtonForm, (c, id) => pauseProvider(c, id, paused), (id) => `/office/providers/${id}?done=${paused ? 'paused' : 'resumed'}`);
   }
 
   // ---- rates, tariffs, caps
@@ -367,22 +380,22 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const rates = await office.ratesOverview(ctx);
     return page(req, reply, (s) => v.ratesPage(s, rates, doneOf(req), ctx.config.rateMaxAgeSeconds, ctx.clock.now()));
   });
-  adminPost('/office/rates/:code', async (req, reply) => {
+  adminPost('/office/rates/:code', forms.RateForm, async (req, reply) => {
     const code = op.currencyCode(param(req, 'code'));
-    const rate = field(off(req), 'rate', 40);
-    if (!/^\d{1,16}(\.\d{1,8})?$/.test(rate)) throw new AppError('VALIDATION_ERROR', 'Rate: a decimal number, such as 92.5');
+    const rate = str(formOf(req, forms.RateForm).rate, 40);
+    if (!rate) throw new AppError('VALIDATION_ERROR', 'Rate: a decimal number, such as 92.5');
     await act(req, 'rate.set', code, (c) => op.putManualRate(c, code, rate));
     return seeOther(reply, '/office/rates?done=rate');
   });
-  adminPost('/office/currencies/:code', async (req, reply) => {
+  adminPost('/office/currencies/:code', forms.CurrencyForm, async (req, reply) => {
     const code = op.currencyCode(param(req, 'code'));
-    const o = off(req);
-    const spreadPercent = field(o, 'spreadPercent', 20);
-    if (!/^\d{1,3}(\.\d{1,4})?$/.test(spreadPercent)) throw new AppError('VALIDATION_ERROR', 'Spread: a percentage such as 1.5');
-    await act(req, 'currency.update', code, (c) => op.putCurrency(c, code, { enabled: o.form.get('enabled') === 'true', spreadPercent }));
+    const f = formOf(req, forms.CurrencyForm);
+    const spreadPercent = str(f.spreadPercent, 20);
+    if (!spreadPercent) throw new AppError('VALIDATION_ERROR', 'Spread: a percentage such as 1.5');
+    await act(req, 'currency.update', code, (c) => op.putCurrency(c, code, { enabled: f.enabled === 'true', spreadPercent }));
     return seeOther(reply, '/office/rates?done=currency');
   });
-  adminPost('/office/rates/:code/remove', async (req, reply) => {
+  adminPost('/office/rates/:code/remove', ButtonForm, async (req, reply) => {
     const code = op.currencyCode(param(req, 'code'));
     await act(req, 'rate.remove', code, (c) => op.deleteManualRate(c, code));
     return seeOther(reply, '/office/rates?done=rate-removed');
@@ -395,19 +408,19 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const caps = await office.capsWithUsage(ctx);
     return page(req, reply, (s) => v.capsPage(s, caps, doneOf(req), null));
   });
-  adminPost('/office/caps', async (req, reply) => {
-    const o = off(req);
-    const scope = field(o, 'scope', 20) as Scope;
-    const window = field(o, 'window', 20) as Window;
-    const capUsd = field(o, 'capUsd', 40);
-    if (!['platform', 'merchant', 'desk', 'provider'].includes(scope)) throw new AppError('VALIDATION_ERROR', 'Scope: platform, merchant, desk or provider');
-    if (!['hour', 'day', 'month'].includes(window)) throw new AppError('VALIDATION_ERROR', 'Window: hour, day or month');
-    if (!DECIMAL_USD.test(capUsd)) throw new AppError('VALIDATION_ERROR', 'Cap: a decimal amount in USD');
-    const input = { scope, scopeId: field(o, 'scopeId', 64) || null, window, capUsd, notifyOnly: o.form.get('notifyOnly') === 'true' };
+  adminPost('/office/caps', forms.CapForm, async (req, reply) => {
+    const f = formOf(req, forms.CapForm);
+    const scope = str(f.scope, 20) as Scope;
+    const window = str(f.window, 20) as Window;
+    const capUsd = str(f.capUsd, 40);
+    if (!scope) throw new AppError('VALIDATION_ERROR', 'Scope: platform, merchant, desk or provider');
+    if (!window) throw new AppError('VALIDATION_ERROR', 'Window: hour, day or month');
+    if (!capUsd) throw new AppError('VALIDATION_ERROR', 'Cap: a decimal amount in USD');
+    const input = { scope, scopeId: str(f.scopeId, 64) || null, window, capUsd, notifyOnly: f.notifyOnly === 'true' };
     await act(req, 'turnoverLimit.create', null, (c) => createLimit(c, input), (r) => r.id);
     return seeOther(reply, '/office/caps?done=cap-added');
   });
-  adminPost('/office/caps/:id/remove', async (req, reply) => {
+  adminPost('/office/caps/:id/remove', ButtonForm, async (req, reply) => {
     const id = param(req, 'id');
     await act(req, 'turnoverLimit.remove', id, (c) => removeLimit(c, id));
     return seeOther(reply, '/office/caps?done=cap-removed');
@@ -422,11 +435,9 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
   });
 }
 
-const DECIMAL_USD = /^\d{1,16}(\.\d{1,8})?$/;
 const ORDER_STATUSES = ['Created', 'Payed', 'Completed', 'Canceled', 'Dispute'];
 
 /** A confirmation taken from a queue goes back to that queue. */
-function queueBack(o: OfficeRequest, done: string): string | null {
-  const from = o.form.get('from');
-  return from === 'payed' || from === 'reconcile' ? `/office/queues/${from}?done=${done}` : null;
+function queueBack(from: 'payed' | 'reconcile' | undefined, done: string): string | null {
+  return from ? `/office/queues/${from}?done=${done}` : null;
 }

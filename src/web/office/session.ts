@@ -14,7 +14,6 @@ export interface OfficeRequest {
   session: SessionInfo;
   operator: OperatorRow;
   csrf: string;
-  form: URLSearchParams;
 }
 
 declare module 'fastify' {
@@ -30,7 +29,7 @@ export function officeSessionHook(ctx: Ctx) {
     OFFICE,
     (accountId) => officeOperator(ctx, accountId),
     (req, s) => {
-      req.office = { session: s.session, operator: s.account, csrf: s.csrf, form: s.form };
+      req.office = { session: s.session, operator: s.account, csrf: s.csrf };
     },
   );
 }

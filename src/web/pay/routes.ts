@@ -2,12 +2,20 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
 import { sendTooMany } from '../../server/errors.js';
-import { rawBodyOf } from '../../server/rawBody.js';
+import { PayerReferenceBody } from '../../http/schemas/gateway.js';
 import { getPayPage, reportPayerReference, type PayPage } from '../../services/payPage.js';
 import { escapeHtml } from '../html.js';
 import { chooseLang, translator, type Lang } from '../i18n/index.js';
 import { sendPage } from '../layout.js';
+import { fieldsFrom, formWithProblem, publicForm, withForm } from '../forms.js';
 import { payKind, renderNotFound, renderPayPage, upiLink, viewOf } from './view.js';
+
+/**
+ * The UTR form of the payment page: the field of `POST /api/pay/{id}/payer-reference`, with its
+ * rule. A value the rule refuses is answered on the page with the value kept, as the service's
+ * own refusal is.
+ */
+const UtrForm = publicForm(fieldsFrom(PayerReferenceBody, ['payerReference']));
 
 /**
  * GET /pay/{id}: the hosted payment page; POST /pay/{id}: the UTR form of a Upi order, so the
@@ -23,18 +31,18 @@ export function payPageRoutes(app: FastifyInstance, ctx: Ctx): void {
     return sendPage(reply, 200, await render(ctx, page, lang, null, null));
   });
 
-  app.post('/pay/:id', async (req, reply) => {
+  app.post('/pay/:id', withForm(UtrForm, { invalid: 'route' }), async (req, reply) => {
     const admission = await ctx.limits.payerReference.take(req.ip);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
     const lang = langOf(req);
-    const body = rawBodyOf(req.body);
-    const value = body.tooLarge ? null : new URLSearchParams(body.bytes.toString('utf8')).get('payerReference');
-    const reported = await reportPayerReference(ctx, idOf(req), value);
+    const { form, problem } = formWithProblem(req, UtrForm);
+    const value = form.payerReference ?? null;
+    const reported = problem ? null : await reportPayerReference(ctx, idOf(req), value);
     // Post/redirect/get: a reload does not post the form again.
-    if (reported.ok) return reply.code(303).header('Location', `/pay/${encodeURIComponent(idOf(req))}?lang=${lang}`).send('');
+    if (reported?.ok) return reply.code(303).header('Location', `/pay/${encodeURIComponent(idOf(req))}?lang=${lang}`).send('');
     const page = await getPayPage(ctx, idOf(req));
     if (!page) return sendPage(reply, 404, renderNotFound(lang, translator(lang)));
-    const error = reported.refusal.code === 'VALIDATION_ERROR' ? 'invalid' : 'refused';
+    const error = !reported || reported.refusal.code === 'VALIDATION_ERROR' ? 'invalid' : 'refused';
     return sendPage(reply, error === 'invalid' ? 400 : 409, await render(ctx, page, lang, error, typeof value === 'string' ? value.slice(0, 64) : null));
   });
 }

@@ -8,6 +8,10 @@ import { formatAmount } from '../format.js';
 import { html } from '../html.js';
 import { chooseLang, type Lang } from '../i18n/index.js';
 import { document, sendPage } from '../layout.js';
+import { publicForm, withForm } from '../forms.js';
+
+/** The bank's pay button posts nothing but itself. */
+const PayForm = publicForm({});
 
 /**
  * A simulated bank app for sandbox orders of methods without rails (BankApp, Counterparty,
@@ -38,7 +42,7 @@ ${open
     return sendPage(reply, 200, document({ lang: 'en', title: 'Sandbox Bank', styles: ['pay.css'], body }));
   });
 
-  app.post('/sandbox/bank/:id/pay', async (req, reply) => {
+  app.post('/sandbox/bank/:id/pay', withForm(PayForm), async (req, reply) => {
     const admission = await ctx.limits.payPage.take(req.ip);
     if (!admission.ok) return sendTooMany(reply, admission.retryAfterMs);
     const page = await getPayPage(ctx, idOf(req));

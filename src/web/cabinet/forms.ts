@@ -1,0 +1,49 @@
+import { CreateDeskBody, CreateMerchantBody, CreateUserBody, PatchDeskBody } from '../../http/schemas/admin.js';
+import { OpenAppealBody } from '../../http/schemas/gateway.js';
+import { fieldsFrom, files, sessionForm, text } from '../forms.js';
+
+/**
+ * The cabinet's forms, each declared once. Where the operator API takes the same shape, the fields
+ * come from its schema (src/http/schemas), so a desk form and `POST /admin/v1/desks` hold the same
+ * rules and say the same thing when a value is refused.
+ */
+
+/** `POST /cabinet/sign-up`: the company is the merchant's name, the email and password its first user's. */
+export const SignUpForm = sessionForm({
+  company: fieldsFrom(CreateMerchantBody, ['name']).name,
+  ...fieldsFrom(CreateUserBody, ['email', 'password']),
+});
+
+/**
+ * `POST /cabinet/desks` and `/cabinet/desks/{id}/settings`: the desk fields of the operator API
+ * (web spec). The settings form repeats the method in a hidden input; the desk keeps its own.
+ */
+export const DeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));
+
+/** `POST /cabinet/desks/{id}/enabled`. */
+export const DeskEnabledForm = sessionForm(fieldsFrom(PatchDeskBody, ['enabled']));
+
+/**
+ * `POST /cabinet/account/password`. The form also holds the account's email in a hidden
+ * `username` input, for password managers; the route does not read it.
+ */
+export const PasswordForm = sessionForm({
+  username: text({ maxLength: 320 }),
+  currentPassword: fieldsFrom(CreateUserBody, ['password']).password,
+  newPassword: fieldsFrom(CreateUserBody, ['password']).password,
+});
+
+/** The password asked again (recovery codes, turning two-factor off). */
+export const PasswordAgainForm = sessionForm(fieldsFrom(CreateUserBody, ['password']));
+
+/** `POST /cabinet/account/two-factor/confirm`: the first code of the new secret. */
+export const TwoFactorConfirmForm = sessionForm({ code: text({ maxLength: 20 }) });
+
+/** `POST /cabinet/callbacks/redeliver`: a `datetime-local` value or an ISO 8601 time. */
+export const RedeliverForm = sessionForm({ since: text({ maxLength: 40 }) });
+
+/**
+ * `POST /cabinet/appeals` (multipart): the fields of `POST /gw/v1/appeals` and one receipt. The
+ * evidence is one URL a line here; the API keeps them joined by semicolons.
+ */
+export const AppealForm = sessionForm({ ...fieldsFrom(OpenAppealBody, ['orderId', 'reason', 'evidenceUrl']), receipt: files(1) });
