@@ -60,6 +60,28 @@ export function railServesCurrency(method: Method, rail: string | null, currency
   return !!info && (info.currencies === null || info.currencies.includes(currency));
 }
 
+/**
+ * Why a desk's rails and currencies cannot work together (web spec "Cabinet, in addition"), or
+ * null: each rail must serve at least one of the desk's currencies, and each currency must be
+ * served by at least one of its rails (`Upi` only with `INR`, `Havale` only with `TRY`, …). An
+ * empty list is left to the order-time checks (no rail enabled, no currency allowed).
+ */
+export function deskFitProblem(method: Method, rails: readonly string[], currencies: readonly string[]): string | null {
+  if (rails.length === 0 || currencies.length === 0) return null;
+  for (const rail of rails) {
+    const info = CATALOGUE[method].find((r) => r.rail === rail);
+    if (info?.currencies && !currencies.some((c) => info.currencies!.includes(c))) {
+      return `rails: ${rail} serves ${info.currencies.join(' or ')} only, and the desk takes ${currencies.join(', ')}`;
+    }
+  }
+  for (const currency of currencies) {
+    if (!rails.some((rail) => railServesCurrency(method, rail, currency))) {
+      return `currencies: none of the desk's rails (${rails.join(', ')}) serves ${currency}`;
+    }
+  }
+  return null;
+}
+
 let isoCodes: Set<string> | null = null;
 /** ISO 4217 codes known to the runtime's ICU data. */
 export function isIsoCurrency(code: string): boolean {

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { fmt4, fmt8, dec, type FeeBand } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
-import { isIsoCurrency, isMethod, isRailless, railsOf } from '../domain/catalogue.js';
+import { deskFitProblem, isIsoCurrency, isMethod, isRailless, railsOf } from '../domain/catalogue.js';
 import { newId, newSecret, randomId26 } from '../ids.js';
 import * as merchants from '../store/merchants.js';
 import * as tariffs from '../store/tariffs.js';
@@ -30,6 +30,7 @@ export function deskView(d: DeskRow) {
   return {
     id: d.id,
     merchantId: d.merchant_id,
+    name: d.name,
     key: d.key,
     method: d.method,
     rails: d.rails,
@@ -129,17 +130,56 @@ export function tariffView(t: tariffs.TariffRow) {
     id: t.id,
     name: t.name,
     bands: t.bands.map((b) => ({ fromUsd: fmt8(b.fromUsd), toUsd: b.toUsd === null ? null : fmt8(b.toUsd), ratePercent: fmt4(b.ratePercent) })),
+    default: t.is_default,
     createdAt: isoSeconds(t.created_at),
   };
 }
 
-export async function createTariff(ctx: Ctx, input: { name: string; bands: FeeBand[] }) {
-  return tariffView(await tariffs.insertTariff(ctx.db, { id: newId('trf'), name: input.name, bands: input.bands, at: now(ctx) }));
+/** A new tariff; `default: true` makes it the one desks get when none is named (the previous default steps down). */
+export async function createTariff(ctx: Ctx, input: { name: string; bands: FeeBand[]; default?: boolean }) {
+  return ctx.db.tx(async (q) => {
+    const t = await tariffs.insertTariff(q, { id: newId('trf'), name: input.name, bands: input.bands, at: now(ctx) });
+    if (!input.default) return tariffView(t);
+    await tariffs.setDefaultTariff(q, t.id, true);
+    return tariffView({ ...t, is_default: true });
+  });
+}
+
+async function mustTariff(ctx: Ctx, id: string) {
+  const t = await tariffs.getTariff(ctx.db, id);
+  if (!t) throw new AppError('TARIFF_NOT_FOUND', `no tariff ${id}`);
+  return t;
+}
+
+export async function getTariff(ctx: Ctx, id: string) {
+  return tariffView(await mustTariff(ctx, id));
+}
+
+export async function listTariffViews(ctx: Ctx, query: { before?: string; limit: number }) {
+  if (query.before && !(await tariffs.getTariff(ctx.db, query.before))) throw new AppError('VALIDATION_ERROR', 'before: unknown tariff id');
+  const rows = await tariffs.listTariffs(ctx.db, { beforeId: query.before, limit: query.limit + 1 });
+  return pageOf(rows, query.limit, tariffView, (t) => t.id);
+}
+
+/** Renames a tariff, replaces its bands (fees of orders completed from now on), or makes it the default or not. */
+export async function patchTariff(ctx: Ctx, id: string, patch: { name?: string; bands?: FeeBand[]; default?: boolean }) {
+  await mustTariff(ctx, id);
+  return ctx.db.tx(async (q) => {
+    if (patch.name !== undefined || patch.bands !== undefined) await tariffs.updateTariff(q, id, { name: patch.name, bands: patch.bands });
+    if (patch.default !== undefined) await tariffs.setDefaultTariff(q, id, patch.default);
+    return tariffView((await tariffs.getTariff(q, id))!);
+  });
+}
+
+/** The tariff a desk gets when its creator names none: the default one, else none (no fee). */
+async function defaultTariffId(ctx: Ctx): Promise<string | null> {
+  return (await tariffs.getDefaultTariff(ctx.db))?.id ?? null;
 }
 
 // ---- desks
 
 export interface DeskInput {
+  name?: string;
   method?: string;
   rails?: string[];
   currencies?: string[];
@@ -163,6 +203,11 @@ async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promi
     const bad = d.currencies.find((c) => !/^[A-Z]{3}$/.test(c) || !isIsoCurrency(c));
     if (bad !== undefined) throw new AppError('VALIDATION_ERROR', `currencies: ${bad} is not an ISO 4217 code`);
   }
+  if (d.name !== undefined && (d.name.trim().length === 0 || d.name.length > 100)) throw new AppError('VALIDATION_ERROR', 'name: 1 to 100 characters');
+  if (d.rails !== undefined && d.currencies !== undefined) {
+    const misfit = deskFitProblem(method, d.rails, d.currencies);
+    if (misfit) throw new AppError('VALIDATION_ERROR', misfit);
+  }
   const min = d.minUsd ?? null;
   const max = d.maxUsd ?? null;
   if (min !== null && max !== null && dec(max).gt(0) && dec(min).gt(max)) {
@@ -174,7 +219,12 @@ async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promi
   if (d.callbackUrl !== undefined && d.callbackUrl !== null) await checkDeskCallbackUrl(ctx, d.callbackUrl);
 }
 
-export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<DeskInput, 'enabled'>>) {
+/**
+ * A new desk. Without `name` it is called "Desk N"; without `tariffId` (undefined, not null) it
+ * gets the default tariff, so a desk a merchant creates never trades at zero fee unless an
+ * operator chose that (`tariffId: null`).
+ */
+export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<DeskInput, 'enabled' | 'name' | 'tariffId'>> & Pick<DeskInput, 'name' | 'tariffId'>) {
   const m = await merchants.getMerchant(ctx.db, merchantId);
   if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
   await validateDeskFields(ctx, d.method, d);
@@ -182,6 +232,7 @@ export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<
   const row = await desks.insertDesk(ctx.db, {
     id: newId('dsk'),
     merchantId,
+    name: d.name?.trim() ?? null,
     key: `shp_${randomId26()}`,
     secretEnc: ctx.box.seal(secret),
     method: d.method,
@@ -191,7 +242,7 @@ export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<
     maxUsd: d.maxUsd,
     callbackUrl: d.callbackUrl,
     callbacksEnabled: d.callbacksEnabled,
-    tariffId: d.tariffId,
+    tariffId: d.tariffId === undefined ? await defaultTariffId(ctx) : d.tariffId,
     at: now(ctx),
   });
   // The only time the secret leaves the service.
@@ -211,10 +262,19 @@ export async function getDesk(ctx: Ctx, id: string) {
 export async function patchDesk(ctx: Ctx, id: string, patch: DeskInput) {
   const d = await mustDesk(ctx, id);
   // The patch carries absent fields as undefined; a limit not patched is checked at its stored value.
-  await validateDeskFields(ctx, d.method, { ...patch, minUsd: patch.minUsd ?? d.min_usd, maxUsd: patch.maxUsd ?? d.max_usd });
+  // A limit not patched is checked at its stored value, and so are the rails or currencies when
+  // the other list changes (a desk created before the fit rule is refused only when its lists change).
+  const fit = patch.rails !== undefined || patch.currencies !== undefined;
+  await validateDeskFields(ctx, d.method, {
+    ...patch,
+    minUsd: patch.minUsd ?? d.min_usd,
+    maxUsd: patch.maxUsd ?? d.max_usd,
+    ...(fit ? { rails: patch.rails ?? d.rails, currencies: patch.currencies ?? d.currencies } : {}),
+  });
   // Only the fields a desk's owner may change are passed on, whatever else the caller's object holds.
   const { enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId } = patch;
-  return deskView((await desks.updateDesk(ctx.db, id, { enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId }))!);
+  const name = patch.name?.trim();
+  return deskView((await desks.updateDesk(ctx.db, id, { name, enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId }))!);
 }
 
 export async function stopDesk(ctx: Ctx, id: string, reason: string) {

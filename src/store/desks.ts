@@ -8,6 +8,7 @@ import { batchedPerDatabase } from './batches.js';
 export interface DeskRow {
   id: string;
   merchant_id: string;
+  name: string;
   key: string;
   secret_enc: string;
   method: string;
@@ -28,6 +29,8 @@ export interface DeskRow {
 export interface NewDesk {
   id: string;
   merchantId: string;
+  /** Null: "Desk N", N one more than the merchant's desks so far. */
+  name: string | null;
   key: string;
   secretEnc: string;
   method: string;
@@ -43,11 +46,12 @@ export interface NewDesk {
 
 export async function insertDesk(q: Queryable, d: NewDesk): Promise<DeskRow> {
   const { rows } = await q.query<DeskRow>(
-    `INSERT INTO desks (id, merchant_id, key, secret_enc, method, rails, currencies, min_usd, max_usd, callback_url,
+    `INSERT INTO desks (id, merchant_id, name, key, secret_enc, method, rails, currencies, min_usd, max_usd, callback_url,
        callbacks_enabled, tariff_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+     VALUES ($1, $2, COALESCE($14, 'Desk ' || (SELECT count(*) + 1 FROM desks WHERE merchant_id = $2)), $3, $4, $5, $6, $7, $8, $9, $10,
+       $11, $12, $13) RETURNING *`,
     [d.id, d.merchantId, d.key, d.secretEnc, d.method, JSON.stringify(d.rails), JSON.stringify(d.currencies), d.minUsd, d.maxUsd,
-      d.callbackUrl, d.callbacksEnabled, d.tariffId, d.at],
+      d.callbackUrl, d.callbacksEnabled, d.tariffId, d.at, d.name],
   );
   return rows[0];
 }
@@ -58,6 +62,7 @@ export async function getDesk(q: Queryable, id: string): Promise<DeskRow | null>
 }
 
 export interface DeskPatch {
+  name?: string;
   enabled?: boolean;
   rails?: string[];
   currencies?: string[];
@@ -71,6 +76,7 @@ export interface DeskPatch {
 }
 
 const COLUMNS: Record<keyof DeskPatch, string> = {
+  name: 'name',
   enabled: 'enabled',
   rails: 'rails',
   currencies: 'currencies',

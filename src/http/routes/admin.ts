@@ -88,8 +88,18 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
 
     // ---- tariffs
     admin.post('/tariffs', { schema: doc({ id: 'createTariff', summary: 'Create a tariff with fee bands', body: A.CreateTariffBody, ok: A.Tariff, status: 201 }) }, async (req, reply) =>
-      sendOk(req, reply, await act(req, 'tariff.create', null, (c) => op.createTariff(c, { name: req.body.name, bands: op.validateBands(req.body.bands) }), (r) => r.id), 201),
+      sendOk(req, reply, await act(req, 'tariff.create', null, (c) => op.createTariff(c, { name: req.body.name, bands: op.validateBands(req.body.bands), default: req.body.default }), (r) => r.id), 201),
     );
+    admin.get('/tariffs', { schema: doc({ id: 'listTariffs', summary: 'Tariffs, newest first', querystring: A.ListTariffsQuery, ok: A.PageOf(A.Tariff) }) }, async (req, reply) =>
+      sendOk(req, reply, await op.listTariffViews(ctx, { before: req.query.before, limit: limit(req.query) })),
+    );
+    admin.get('/tariffs/:id', { schema: doc({ id: 'getTariff', summary: 'A tariff with its bands', params: A.TariffIdParam, ok: A.Tariff, errors: ['TARIFF_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await op.getTariff(ctx, req.params.id)),
+    );
+    admin.patch('/tariffs/:id', { schema: doc({ id: 'patchTariff', summary: 'Rename a tariff, replace its bands, or make it the default', params: A.TariffIdParam, body: A.PatchTariffBody, ok: A.Tariff, errors: ['TARIFF_NOT_FOUND'] }) }, async (req, reply) => {
+      const b = req.body;
+      return sendOk(req, reply, await act(req, 'tariff.update', req.params.id, (c) => op.patchTariff(c, req.params.id, { name: b.name, bands: b.bands && op.validateBands(b.bands), default: b.default })));
+    });
 
     // ---- desks
     admin.get('/desks', { schema: doc({ id: 'listDesks', summary: 'Cash desks, newest first', querystring: A.ListDesksQuery, ok: A.PageOf(A.Desk) }) }, async (req, reply) =>
@@ -105,7 +115,9 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         maxUsd: b.maxUsd ?? '0',
         callbackUrl: b.callbackUrl ?? null,
         callbacksEnabled: b.callbacksEnabled ?? true,
-        tariffId: b.tariffId ?? null,
+        // Left out: the default tariff; null: no fee.
+        tariffId: b.tariffId,
+        name: b.name,
       }), (r) => r.id);
       return sendOk(req, reply, desk, 201);
     });

@@ -54,14 +54,25 @@ export const CreateTariffBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     bands: Type.Array(TariffBand, { minItems: 1, description: 'fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound; bands must not overlap' }),
+    default: opt(Type.Boolean({ description: 'the tariff desks get when none is named (one at a time: the previous default steps down)' })),
   },
   { title: 'CreateTariffRequest' },
 );
+export const PatchTariffBody = Type.Object(
+  {
+    name: opt(Type.String({ minLength: 1, maxLength: 200 })),
+    bands: opt(Type.Array(TariffBand, { minItems: 1, description: 'replaces the bands; fees of orders completed from now on use them' })),
+    default: opt(Type.Boolean({ description: '`true` makes it the default (the previous one steps down); `false` leaves no default' })),
+  },
+  { title: 'PatchTariffRequest' },
+);
+export const TariffIdParam = Type.Object({ id: Type.String({ description: '`trf_` id' }) });
 export const Tariff = Type.Object(
   {
     id: str('`trf_` id'),
     name: Type.String(),
     bands: Type.Array(Type.Object({ fromUsd: Usd8, toUsd: Nullable(Usd8), ratePercent: Percent4 }, { title: 'TariffBand' })),
+    default: Type.Boolean({ description: 'desks created without a `tariffId` get this tariff' }),
     createdAt: Timestamp,
   },
   { title: 'Tariff' },
@@ -69,7 +80,9 @@ export const Tariff = Type.Object(
 
 // ---- desks
 
+const DeskName = Type.String({ minLength: 1, maxLength: 100, description: 'shown before the id in lists; default "Desk N"' });
 const deskInputFields = {
+  name: opt(DeskName),
   rails: opt(Type.Array(Type.String(), { description: 'rails of the method allowed on the desk' })),
   currencies: opt(Type.Array(Type.String(), { description: 'ISO 4217 codes allowed on the desk' })),
   minUsd: opt(DecimalInput(8, 'USD; "0" = unbounded')),
@@ -98,6 +111,7 @@ export const StopDeskBody = Type.Object({ reason: Type.String({ minLength: 1, ma
 const deskFields = {
   id: str('`dsk_` id'),
   merchantId: Type.String(),
+  name: Type.String(),
   key: str('`shp_` + 26 characters'),
   method: Type.String(),
   rails: Type.Array(Type.String()),
@@ -287,6 +301,7 @@ export const Notification = Type.Object({ id: Type.Integer(), kind: Type.String(
 
 const limitQ = Type.Integer({ minimum: 1, maximum: 500, default: 100, description: '1–500, default 100', 'x-message': 'must be an integer from 1 to 500' });
 const before = Type.String({ description: 'the `next` of the previous page' });
+export const ListTariffsQuery = Type.Object({ before: opt(before), limit: opt(limitQ) });
 
 export const ListMerchantsQuery = Type.Object({ status: opt(Type.Unsafe<string>({ type: 'string', enum: [...MERCHANT_STATUSES] })), before: opt(before), limit: opt(limitQ) });
 export const ListDesksQuery = Type.Object({ merchantId: opt(Type.String()), before: opt(before), limit: opt(limitQ) });
