@@ -97,14 +97,14 @@ export function handlePageError(err: unknown, req: FastifyRequest, reply: Fastif
   return handleError(err as Error, req, reply);
 }
 
-/** The pages' form hook, added after a route's own preHandlers (the session, the role). */
-function formHook(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
-  try {
-    checkForm(req, reply, (r, rep, names) => sendFormProblem(r, rep, 'undeclared', { fields: names }));
-  } catch (err) {
-    return done(err as Error);
-  }
-  done();
+/**
+ * The pages' form hook, added after a route's own preHandlers (the session, the role): an
+ * undeclared field answers its page here; a bad value throws for the scope's error handler.
+ */
+async function formHook(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const refused = checkForm(req, reply, (r, rep, names) => sendFormProblem(r, rep, 'undeclared', { fields: names }));
+  if (refused) return reply;
+  return undefined;
 }
 
 /**
