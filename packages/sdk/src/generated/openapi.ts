@@ -266,7 +266,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Tariffs, newest first */
+        get: operations["listTariffs"];
         put?: never;
         /** Create a tariff with fee bands */
         post: operations["createTariff"];
@@ -274,6 +275,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tariffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tariff with its bands */
+        get: operations["getTariff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a tariff, replace its bands, or make it the default */
+        patch: operations["patchTariff"];
         trace?: never;
     };
     "/admin/v1/desks": {
@@ -1131,6 +1150,8 @@ export interface components {
              * @enum {string}
              */
             method: "Classic" | "WhiteTriangle" | "MobileCommerce" | "CrossBorder" | "BankApp" | "Counterparty" | "NationalQr";
+            /** @description shown before the id in lists; default "Desk N" */
+            name?: string;
             /** @description rails of the method allowed on the desk */
             rails?: string[];
             /** @description ISO 4217 codes allowed on the desk */
@@ -1237,6 +1258,8 @@ export interface components {
             name: string;
             /** @description fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound; bands must not overlap */
             bands: components["schemas"]["TariffBandInput"][];
+            /** @description the tariff desks get when none is named (one at a time: the previous default steps down) */
+            default?: boolean;
         };
         CreateTurnoverLimitRequest: {
             /** @enum {string} */
@@ -1303,6 +1326,7 @@ export interface components {
             /** @description `dsk_` id */
             id: string;
             merchantId: string;
+            name: string;
             /** @description `shp_` + 26 characters */
             key: string;
             method: string;
@@ -1346,6 +1370,7 @@ export interface components {
             /** @description `dsk_` id */
             id: string;
             merchantId: string;
+            name: string;
             /** @description `shp_` + 26 characters */
             key: string;
             method: string;
@@ -1381,7 +1406,7 @@ export interface components {
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -1679,6 +1704,8 @@ export interface components {
         OrderSubStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
         PatchDeskRequest: {
             enabled?: boolean;
+            /** @description shown before the id in lists; default "Desk N" */
+            name?: string;
             /** @description rails of the method allowed on the desk */
             rails?: string[];
             /** @description ISO 4217 codes allowed on the desk */
@@ -1700,6 +1727,13 @@ export interface components {
         PatchMerchantRequest: {
             sandbox?: boolean;
             name?: string;
+        };
+        PatchTariffRequest: {
+            name?: string;
+            /** @description replaces the bands; fees of orders completed from now on use them */
+            bands?: components["schemas"]["TariffBandInput"][];
+            /** @description `true` makes it the default (the previous one steps down); `false` leaves no default */
+            default?: boolean;
         };
         PayerReferenceRequest: {
             /** @description the UTR: 1–64 letters and digits (a UPI UTR is 12 digits); surrounding spaces are trimmed */
@@ -2038,6 +2072,8 @@ export interface components {
             id: string;
             name: string;
             bands: components["schemas"]["TariffBand"][];
+            /** @description desks created without a `tariffId` get this tariff */
+            default: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
@@ -2069,6 +2105,12 @@ export interface components {
             toUsd: string | null;
             /** @description fee in percent of the USD amount; at most 100 */
             ratePercent: string & (unknown & unknown);
+        };
+        TariffPage: {
+            items: components["schemas"]["Tariff"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
         };
         /**
          * @description identifier of the request in the logs, also in the `X-Trace-Id` header; quote it to support
@@ -2392,6 +2434,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `TARIFF_NOT_FOUND` */
+        TariffNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "TARIFF_NOT_FOUND";
                     };
                 };
             };
@@ -3027,6 +3084,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3102,6 +3160,43 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTariffs: {
+        parameters: {
+            query?: {
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tariffs, newest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["TariffPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3136,6 +3231,81 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTariff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `trf_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tariff with its bands */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Tariff"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["TariffNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchTariff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `trf_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchTariffRequest"];
+            };
+        };
+        responses: {
+            /** @description Rename a tariff, replace its bands, or make it the default */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Tariff"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["TariffNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3393,6 +3563,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["DeskNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3428,6 +3599,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["DeskNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3571,6 +3743,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["RateNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3702,6 +3875,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["ProviderNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3737,6 +3911,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["ProviderNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3869,6 +4044,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3974,6 +4150,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4024,6 +4201,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4100,6 +4278,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["OrderNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4423,6 +4602,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["LimitNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
