@@ -153,4 +153,10 @@ describe('tariffs', () => {
     const named = json(await call('POST', `/merchants/${m}/desks`, { ...noTariff, tariffId: other.id })).result;
     expect([byDefault.tariffId, none.tariffId, named.tariffId]).toEqual([standard.id, null, other.id]);
   });
+  it('a desk a merchant creates in the cabinet trades on the default tariff', async () => {
+    const standard = await tariff({ name: 'Cabinet default', default: true });
+    const { b } = await kit.signUp('Selfserve');
+    const desk = await kit.createDesk(b);
+    expect(json(await call('GET', `/desks/${desk.id}`)).result.tariffId).toBe(standard.id);
+  });
 });

@@ -191,7 +191,7 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
     const { form, problem } = formWithProblem(req, DeskForm);
     const f = deskFormOf(form);
     try {
-      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem), tariffId: null });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem) });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
