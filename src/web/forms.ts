@@ -23,15 +23,9 @@ export const CSRF_FIELD = '_csrf';
 /** A single-valued text field. */
 export const text = (o: { minLength?: number; maxLength: number; pattern?: string; 'x-message'?: string }) => Type.Optional(Type.String(o));
 
-/** A field a form may repeat (check boxes): a list of strings, one per ticked box. */
-export const many = (o: { maxLength: number; maxItems: number }) => Type.Optional(Type.Array(Type.String({ maxLength: o.maxLength }), { maxItems: o.maxItems }));
-
 /** A field whose values the page itself writes (a select, a radio group, a hidden input). */
 export const choice = <const V extends readonly string[]>(values: V) =>
   Type.Optional(Type.Unsafe<V[number]>({ type: 'string', enum: [...values], 'x-message': `must be ${values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`}` }));
-
-/** A check box or a radio pair that posts `true` or `false`. */
-export const flag = () => choice(['true', 'false'] as const);
 
 /** A file of a multipart form, read into memory by the upload reader (upload.ts). */
 export interface UploadedFile {
