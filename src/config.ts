@@ -51,6 +51,10 @@ export interface Config {
   readonly shutdownDrainMs: number;
   /** A request whose headers and body have not all arrived by then is answered 408 and its connection closed. */
   readonly requestTimeoutMs: number;
+  /** After an order closes unpaid, a pool requisite takes no order of its amount for this long (0: off). */
+  readonly requisiteQuarantineMinutes: number;
+  /** A credit still matches an order that expired up to this many hours before the money arrived. */
+  readonly reconcileLateHours: number;
   /** Port of the separate metrics listener; null: metrics are not served. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
@@ -246,6 +250,8 @@ export function parseConfig(env: Env = process.env): Config {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 1, 3600) * 1000,
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 3600) * 1000,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
+    requisiteQuarantineMinutes: int(env, 'REQUISITE_QUARANTINE_MINUTES', 15, 0, 1440),
+    reconcileLateHours: int(env, 'RECONCILE_LATE_HOURS', 72, 0, 24 * 90),
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     breaker: Object.freeze({

@@ -7,6 +7,8 @@ import { answerClientError, handleError, sendError } from '../server/errors.js';
 import { registerRawBodyParser } from '../server/rawBody.js';
 import type { HealthOptions } from '../services/health.js';
 import { apiRoutes } from '../http/api.js';
+import { adminAuthHook } from '../http/adminAuth.js';
+import { reconciliationRoutes } from '../reconciliation/routes.js';
 import { webRoutes } from '../web/routes.js';
 import { schemaErrorFormatter, validatorCompiler } from '../server/schemaErrors.js';
 
@@ -118,6 +120,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
   app.register(async (root) => {
     // The API and the pages are peers over the same services: neither imports the other.
     document = await apiRoutes(root, ctx, opts, API_VERSION);
+    await root.register(reconciliationRoutes(ctx, { adminAuth: adminAuthHook(ctx) }));
     await root.register(async (p) => webRoutes(p, ctx));
   });
   return app as unknown as FastifyInstance;

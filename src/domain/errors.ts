@@ -53,6 +53,13 @@ export const ERROR_STATUS = {
   NO_AVAILABLE_METHOD: 503,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
+  // reconciliation: requisites, credits, statements
+  REQUISITE_NOT_FOUND: 404,
+  CREDIT_NOT_FOUND: 404,
+  CREDIT_ALREADY_MATCHED: 409,
+  AMOUNT_MISMATCH: 409,
+  CURRENCY_MISMATCH: 409,
+  STATEMENT_INVALID: 400,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

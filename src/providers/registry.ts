@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
-import { paymentOf } from '../domain/payment.js';
-import { nextRequisite, type ProviderRow } from '../store/providers.js';
+import type { ProviderRow } from '../store/providers.js';
 import { issueViaHttp, type IssueOutcome, type IssueRequest } from './httpConnector.js';
+import { issueRequisite } from './pool.js';
 import { sandboxPaymentDetails } from './sandboxDetails.js';
 
 /** One kind of provider behind one interface: how it issues details, and how it reports back. */
@@ -50,10 +50,9 @@ const pool: ProviderKind = {
   scored: false,
   instant: false,
   inbound: null,
-  async issue(ctx, p) {
-    const req = await nextRequisite(ctx.db, p.id);
-    if (!req) return { kind: 'declined', reason: 'the pool has no requisites' };
-    return { kind: 'issued', payment: paymentOf(req) };
+  /** A requisite only under the assignment rules, so that each credit points at one order (src/reconciliation). */
+  issue(ctx, p, o) {
+    return issueRequisite(ctx, p.id, o);
   },
 };
 

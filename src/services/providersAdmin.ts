@@ -5,9 +5,11 @@ import { isDecimalString } from '../domain/money.js';
 import type { Capability } from '../domain/providers.js';
 import { visibleState, type BreakerState } from '../domain/breaker.js';
 import { isoSeconds } from '../domain/time.js';
-import { newId } from '../ids.js';
-import { insertProvider, insertRequisites, listProvidersWithCircuits, getProvider, setPausedManual, type ProviderRow } from '../store/providers.js';
-import { PAYMENT_KEYS } from '../domain/payment.js';
+import { newId, newSecret, randomId26 } from '../ids.js';
+import { insertProvider, listProvidersWithCircuits, getProvider, setPausedManual, setProviderCredentials, type ProviderRow } from '../store/providers.js';
+import { checkRequisite, validatePayment, type RequisiteInput } from '../domain/requisites.js';
+import type { Queryable } from '../store/db.js';
+import { accountsInUse, insertRequisite } from '../store/requisites.js';
 import { openAppealCountsByProvider } from '../store/appeals.js';
 import { breakerConfig } from '../providers/cascade.js';
 
@@ -33,21 +35,15 @@ export function validateCapabilities(raw: unknown): Capability[] {
   });
 }
 
+/**
+ * The `requisites` array of a new pool provider: payment keys per entry, each one a requisite of
+ * any currency and rail of the provider, unbounded, at most 10 open orders. It may be empty
+ * (requisites can be added later).
+ */
 export function validateRequisites(raw: unknown): Record<string, string | null>[] {
-  if (!Array.isArray(raw) || raw.length === 0) throw new AppError('VALIDATION_ERROR', 'requisites: must be a non-empty array for a pool provider');
-  return raw.map((r, i) => {
-    if (!r || typeof r !== 'object' || Array.isArray(r)) throw new AppError('VALIDATION_ERROR', `requisites[${i}]: must be an object of payment keys`);
-    const out: Record<string, string | null> = {};
-    for (const [k, v] of Object.entries(r as Record<string, unknown>)) {
-      if (!(PAYMENT_KEYS as readonly string[]).includes(k)) throw new AppError('VALIDATION_ERROR', `requisites[${i}].${k}: not a payment key (${PAYMENT_KEYS.join(', ')})`);
-      if (v !== null && typeof v !== 'string') throw new AppError('VALIDATION_ERROR', `requisites[${i}].${k}: must be a string or null`);
-      out[k] = v as string | null;
-    }
-    if (!['url', 'card', 'phone', 'account', 'iban', 'upiId'].some((k) => out[k])) {
-      throw new AppError('VALIDATION_ERROR', `requisites[${i}]: needs at least one payable detail`);
-    }
-    return out;
-  });
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new AppError('VALIDATION_ERROR', 'requisites: must be an array of payment key objects');
+  return raw.map((r, i) => validatePayment(r, `requisites[${i}]`));
 }
 
 export function providerView(p: ProviderRow, circuits: { method: string; rail: string | null; state: string }[], openAppeals: number) {
@@ -64,6 +60,8 @@ export function providerView(p: ProviderRow, circuits: { method: string; rail: s
     openAppeals,
     capabilities: p.kind === 'sandbox' ? 'all' : p.capabilities,
     baseUrl: p.base_url,
+    /** The key the provider signs its messages with (a pool's credit feed, an http provider's events); never the secret. */
+    key: p.api_key,
     createdAt: isoSeconds(p.created_at),
   };
 }
@@ -89,6 +87,38 @@ export async function providerViewById(ctx: Ctx, id: string) {
   return v;
 }
 
+/** A requisite's id: `rqs_` and 26 random characters. */
+export const newRequisiteId = (): string => `rqs_${randomId26()}`;
+
+/**
+ * Adds requisites to a pool provider inside the caller's transaction, in the order given (each
+ * created a millisecond after the one before). An account may belong to one requisite of the
+ * provider only: a credit to it must name one requisite. `at` names the field a refusal is about.
+ */
+export async function insertRequisites(q: Queryable, ctx: Ctx, p: ProviderRow, inputs: readonly RequisiteInput[], at: (i: number) => string): Promise<string[]> {
+  const taken = new Map<string, string>();
+  const ids: string[] = [];
+  const base = ctx.clock.now();
+  for (let i = 0; i < inputs.length; i++) {
+    const terms = checkRequisite(inputs[i], p.capabilities, at(i));
+    const id = newRequisiteId();
+    const clash = [...(await accountsInUse(q, p.id, terms.accounts)).map((r) => [r.account, r.requisite_id]), ...terms.accounts.filter((a) => taken.has(a)).map((a) => [a, taken.get(a)!])];
+    if (clash.length) throw new AppError('VALIDATION_ERROR', `${at(i)}payment: the account ${clash[0][0]} already belongs to requisite ${clash[0][1]} of this provider`);
+    for (const a of terms.accounts) taken.set(a, id);
+    await insertRequisite(q, { id, providerId: p.id, ...terms, at: new Date(base + i) });
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** A key a pool's credit feed signs with, when the operator gives none. */
+const newProviderKey = (): string => `pvk_${randomId26()}`;
+
+/**
+ * Adds a pool or http provider. An http provider comes with the key and secret its connector signs
+ * with. A pool provider's credit feed signs with `key` and `secret` as given, or generated when left
+ * out: a generated secret is in this answer only (`secret`), sealed at rest like every other.
+ */
 export async function createProvider(
   ctx: Ctx,
   input: { name: string; kind: string; priority: number; capabilities: unknown; requisites?: unknown; baseUrl?: string | null; key?: string | null; secret?: string | null },
@@ -102,22 +132,40 @@ export async function createProvider(
     if (!input.key) throw new AppError('VALIDATION_ERROR', 'key: is required for an http provider');
     if (!input.secret) throw new AppError('VALIDATION_ERROR', 'secret: is required for an http provider');
   }
+  const generatedSecret = input.kind === 'pool' && !input.secret ? newSecret() : null;
+  const key = input.key || newProviderKey();
+  const secret = input.secret || generatedSecret!;
   const id = newId('prv');
   await ctx.db.tx(async (q) => {
-    await insertProvider(q, {
+    const row = await insertProvider(q, {
       id,
       name: input.name,
       kind: input.kind as 'pool' | 'http',
       priority: input.priority,
       capabilities,
       baseUrl: input.kind === 'http' ? input.baseUrl! : null,
-      apiKey: input.kind === 'http' ? input.key! : null,
-      secretEnc: input.kind === 'http' ? ctx.box.seal(input.secret!) : null,
+      apiKey: key,
+      secretEnc: ctx.box.seal(secret),
       at: new Date(ctx.clock.now()),
     });
-    if (requisites.length) await insertRequisites(q, id, requisites);
+    if (requisites.length) await insertRequisites(q, ctx, row, requisites.map((payment) => ({ payment })), (i) => `requisites[${i}].`);
   });
-  return providerViewById(ctx, id);
+  const view = await providerViewById(ctx, id);
+  return generatedSecret ? { ...view, secret: generatedSecret } : view;
+}
+
+/**
+ * `POST /admin/v1/providers/{id}/secret`: a new secret for the provider's signed messages, shown in
+ * this answer only; the old one fails at once. A pool provider without a key gets one too.
+ */
+export async function rotateProviderSecret(ctx: Ctx, id: string): Promise<{ key: string; secret: string }> {
+  const p = await getProvider(ctx.db, id);
+  if (!p) throw new AppError('PROVIDER_NOT_FOUND', `no provider ${id}`);
+  if (p.kind === 'sandbox') throw new AppError('VALIDATION_ERROR', 'the built-in sandbox provider has no secret');
+  const secret = newSecret();
+  const key = p.api_key ?? newProviderKey();
+  await setProviderCredentials(ctx.db, id, key, ctx.box.seal(secret));
+  return { key, secret };
 }
 
 export async function pauseProvider(ctx: Ctx, id: string, paused: boolean) {

@@ -41,21 +41,10 @@ export async function insertProvider(
   return rows[0];
 }
 
-export async function insertRequisites(q: Queryable, providerId: string, requisites: readonly Record<string, string | null>[]): Promise<void> {
-  for (let i = 0; i < requisites.length; i++) {
-    await q.query('INSERT INTO pool_requisites (provider_id, idx, payment) VALUES ($1, $2, $3)', [providerId, i, JSON.stringify(requisites[i])]);
-  }
-}
-
-/** Hands out the pool's requisites in turn: one atomic step of the cursor, shared by all instances. */
-export async function nextRequisite(q: Queryable, providerId: string): Promise<Record<string, string | null> | null> {
-  const { rows } = await q.query<{ payment: Record<string, string | null> }>(
-    `WITH n AS (SELECT count(*)::int AS c FROM pool_requisites WHERE provider_id = $1),
-          step AS (UPDATE providers SET pool_cursor = pool_cursor + 1 WHERE id = $1 AND (SELECT c FROM n) > 0 RETURNING pool_cursor - 1 AS at)
-     SELECT r.payment FROM step, n, pool_requisites r WHERE r.provider_id = $1 AND r.idx = (step.at % n.c)`,
-    [providerId],
-  );
-  return rows[0]?.payment ?? null;
+/** A provider's key and sealed secret (a pool's feed credentials, an http provider's connector credentials). */
+export async function setProviderCredentials(q: Queryable, id: string, apiKey: string, secretEnc: string): Promise<ProviderRow | null> {
+  const { rows } = await q.query<ProviderRow>('UPDATE providers SET api_key = $2, secret_enc = $3 WHERE id = $1 RETURNING *', [id, apiKey, secretEnc]);
+  return rows[0] ?? null;
 }
 
 export async function setPausedManual(q: Queryable, id: string, paused: boolean): Promise<ProviderRow | null> {

@@ -159,12 +159,15 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/providers', { schema: doc({ id: 'listProviders', summary: 'Providers with circuits, pauses and open appeals', ok: Type.Array(A.Provider) }) }, async (req, reply) =>
       sendOk(req, reply, await providers.listProviderViews(ctx)),
     );
-    admin.post('/providers', { schema: doc({ id: 'createProvider', summary: 'Add a pool or http provider', body: A.CreateProviderBody, ok: A.Provider, status: 201 }) }, async (req, reply) => {
+    admin.post('/providers', { schema: doc({ id: 'createProvider', summary: 'Add a pool or http provider', body: A.CreateProviderBody, ok: A.ProviderCreated, status: 201 }) }, async (req, reply) => {
       const b = req.body;
       return sendOk(req, reply, await act(req, 'provider.create', null, (c) => providers.createProvider(c, { ...b, priority: b.priority ?? 100 }), (r) => r.id), 201);
     });
     admin.post('/providers/:id/pause', { schema: doc({ id: 'pauseProvider', summary: 'Pause a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'provider.pause', req.params.id, (c) => providers.pauseProvider(c, req.params.id, true))),
+    );
+    admin.post('/providers/:id/secret', { schema: doc({ id: 'rotateProviderSecret', summary: 'Issue a new secret for the provider\'s signed messages; the old one fails at once', params: providerId, ok: A.ProviderSecret, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'provider.rotateSecret', req.params.id, (c) => providers.rotateProviderSecret(c, req.params.id))),
     );
     admin.post('/providers/:id/resume', { schema: doc({ id: 'resumeProvider', summary: 'Resume a provider', params: providerId, ok: A.Provider, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'provider.resume', req.params.id, (c) => providers.pauseProvider(c, req.params.id, false))),

@@ -170,10 +170,10 @@ export const CreateProviderBody = Type.Object(
     kind: Type.Unsafe<string>({ type: 'string', enum: [...CREATABLE_PROVIDER_KINDS], 'x-message': `must be ${CREATABLE_PROVIDER_KINDS.join(' or ')} (the sandbox is built in)` }),
     priority: opt(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'lower is tried first; default 100' })),
     capabilities: Type.Array(Capability, { minItems: 1 }),
-    requisites: opt(Type.Array(Type.Record(Type.String(), Nullable(Type.String())), { description: 'pool: payment details handed out in turn' })),
+    requisites: opt(Type.Array(Type.Record(Type.String(), Nullable(Type.String())), { description: 'pool: payment details, one requisite each (any currency and rail of the provider, unbounded, 10 open orders at most); may be empty' })),
     baseUrl: opt(Nullable(UrlString({ maxLength: 2048, description: 'http: the provider\'s base URL (absolute http(s))' }))),
-    key: opt(Nullable(Type.String({ maxLength: 256 }))),
-    secret: opt(Nullable(Type.String({ maxLength: 512 }))),
+    key: opt(Nullable(Type.String({ maxLength: 256, description: 'http: required; pool: the key its credit feed signs with, generated when left out' }))),
+    secret: opt(Nullable(Type.String({ maxLength: 512, description: 'http: required; pool: the credit feed\'s secret, generated when left out and then shown once in the answer' }))),
   },
   { title: 'CreateProviderRequest' },
 );
@@ -204,9 +204,21 @@ export const Provider = Type.Object(
       ],
     }),
     baseUrl: Nullable(UrlString()),
+    key: nstr('the key the provider signs its messages with (a pool\'s credit feed, an http provider\'s events); the secret is never shown again'),
     createdAt: Timestamp,
   },
   { title: 'Provider' },
+);
+export const ProviderCreated = Type.Object(
+  {
+    ...(Provider as unknown as { properties: Record<string, import('typebox').TSchema> }).properties,
+    secret: opt(str('a pool provider\'s generated secret, in this answer only')),
+  },
+  { title: 'ProviderCreated' },
+);
+export const ProviderSecret = Type.Object(
+  { key: str('the provider\'s key'), secret: str('the new secret, shown once; the old one fails at once') },
+  { title: 'ProviderSecret' },
 );
 
 // ---- orders

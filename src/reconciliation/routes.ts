@@ -1,0 +1,237 @@
+/**
+ * The reconciliation routes, registered beside the API's (src/app): under `/admin/v1` the
+ * requisites, credits, statement upload and reports (operator token, audited actions), and under
+ * `/providers/v1` the signed credit feed. Each route: schema, one service call, envelope.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema } from 'typebox';
+import type { Ctx } from '../context.js';
+import type { ErrorCode } from '../domain/errors.js';
+import { routeSchema } from '../http/schemas/common.js';
+import { sendError, sendOk } from '../server/errors.js';
+import { isJsonRequest, parseJsonBodyHook, type RawBody } from '../server/rawBody.js';
+import { audited } from '../services/audit.js';
+import { createOperatorCredit, FEED_MAX_BYTES, getCreditView, ignoreCredit, importStatement, listCreditViews, matchCreditByOperator, receiveCreditFeed } from './credits.js';
+import { merchantStatement, reconciliationReport } from './reports.js';
+import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
+import * as S from './schemas.js';
+import Type from 'typebox';
+
+const ADMIN_SECURITY = [{ AdminToken: [] }];
+const PROVIDER_SECURITY = [{ ProviderKey: [], ProviderTs: [], ProviderEventId: [], ProviderSign: [] }];
+const AUTH: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
+
+interface Doc {
+  id: string;
+  summary: string;
+  ok: TSchema;
+  status?: number;
+  errors?: ErrorCode[];
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  description?: string;
+}
+
+function doc<O extends Doc>(o: O) {
+  return routeSchema({
+    security: ADMIN_SECURITY,
+    tags: ['operators'],
+    operationId: o.id,
+    summary: o.summary,
+    description: o.description,
+    body: o.body,
+    querystring: o.querystring,
+    params: o.params,
+    ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
+    errors: [...AUTH, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
+  } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
+}
+
+const IdParam = (description: string) => Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048, description }) });
+const providerId = IdParam('`prv_` id');
+const merchantId = IdParam('`mer_` id');
+const limit = (q: { limit?: number }) => q.limit ?? 100;
+
+/** What the app hands over: the operator token check of the API, so both surfaces authenticate alike. */
+export interface ReconciliationSurfaceOptions {
+  adminAuth: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+export function reconciliationRoutes(ctx: Ctx, opts: ReconciliationSurfaceOptions) {
+  return async (root: FastifyInstance) => {
+    await root.register(
+      async (admin) => {
+        admin.addHook('preValidation', opts.adminAuth);
+        await admin.register(async (json) => {
+          json.addHook('preValidation', parseJsonBodyHook());
+          await json.register(adminJsonRoutes(ctx));
+        });
+        await admin.register(statementUpload(ctx));
+      },
+      { prefix: '/admin/v1' },
+    );
+    await root.register(creditFeed(ctx), { prefix: '/providers/v1' });
+  };
+}
+
+function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
+  const act = <T>(req: FastifyRequest, action: string, objectId: string | null, fn: (c: Ctx) => Promise<T>, objectOf?: (r: T) => string | null) =>
+    audited(ctx, { actor: req.actor ?? 'token', action, objectId, objectOf: objectOf && objectId === null ? objectOf : undefined }, fn);
+  return async (admin) => {
+    // ---- requisites
+    admin.get('/providers/:id/requisites', { schema: doc({ id: 'listRequisites', summary: 'A pool provider\'s requisites, oldest first, with open orders and today\'s money', params: providerId, ok: Type.Array(S.Requisite), errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await listRequisites(ctx, req.params.id)),
+    );
+    admin.post('/providers/:id/requisites', { schema: doc({ id: 'createRequisite', summary: 'Add a requisite to a pool provider', params: providerId, body: S.CreateRequisiteBody, ok: S.Requisite, status: 201, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'requisite.create', null, (c) => createRequisite(c, req.params.id, req.body), (r) => r.id), 201),
+    );
+    admin.patch('/requisites/:id', { schema: doc({ id: 'patchRequisite', summary: 'Change a requisite\'s limits, label or state', params: S.RequisiteIdParam, body: S.PatchRequisiteBody, ok: S.Requisite, errors: ['REQUISITE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'requisite.update', req.params.id, (c) => patchRequisite(c, req.params.id, req.body))),
+    );
+
+    // ---- credits
+    admin.get('/credits', { schema: doc({ id: 'listCredits', summary: 'Credits, newest first', querystring: S.ListCreditsQuery, ok: S.CreditPage }) }, async (req, reply) =>
+      sendOk(req, reply, await listCreditViews(ctx, { ...req.query, limit: limit(req.query) })),
+    );
+    admin.post('/credits', { schema: doc({ id: 'createCredit', summary: 'Record a credit by hand; it is matched like any other', description: '`201` with the new credit; `200` with the credit already recorded for a repeated `sourceId`.', body: S.CreateCreditBody, ok: S.Credit, status: 201, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) => {
+      const r = await act(req, 'credit.create', null, (c) => createOperatorCredit(c, req.body), (r) => r.credit.id);
+      return sendOk(req, reply, r.credit, r.created ? 201 : 200);
+    });
+    admin.get('/credits/:id', { schema: doc({ id: 'getCredit', summary: 'A credit', params: S.CreditIdParam, ok: S.Credit, errors: ['CREDIT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getCreditView(ctx, req.params.id)),
+    );
+    admin.post('/credits/:id/match', {
+      schema: doc({
+        id: 'matchCredit',
+        summary: 'Match a credit to the order it pays; the order is confirmed',
+        params: S.CreditIdParam,
+        body: S.MatchCreditBody,
+        ok: S.Credit,
+        errors: ['CREDIT_NOT_FOUND', 'ORDER_NOT_FOUND', 'CREDIT_ALREADY_MATCHED', 'ORDER_ALREADY_COMPLETED', 'CURRENCY_MISMATCH', 'AMOUNT_MISMATCH', 'INVALID_TRANSITION'],
+      }),
+    }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'credit.match', req.params.id, (c) => matchCreditByOperator(c, req.params.id, req.body, req.actor ?? 'token'))),
+    );
+    admin.post('/credits/:id/ignore', { schema: doc({ id: 'ignoreCredit', summary: 'Take a credit out of the queue, with the reason', params: S.CreditIdParam, body: S.IgnoreCreditBody, ok: S.Credit, errors: ['CREDIT_NOT_FOUND', 'CREDIT_ALREADY_MATCHED'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'credit.ignore', req.params.id, (c) => ignoreCredit(c, req.params.id, req.body.reason))),
+    );
+
+    // ---- reports
+    admin.get('/reconciliation', { schema: doc({ id: 'getReconciliation', summary: 'A pool provider\'s day: orders against money, per requisite', querystring: S.ReconciliationQuery, ok: S.Reconciliation, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await reconciliationReport(ctx, req.query.providerId, req.query.date)),
+    );
+    admin.get('/merchants/:id/statement', { schema: doc({ id: 'getMerchantStatement', summary: 'A merchant\'s live money between two UTC days: opening, entries, closing', params: merchantId, querystring: S.MerchantStatementQuery, ok: S.MerchantStatement, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await merchantStatement(ctx, req.params.id, req.query)),
+    );
+  };
+}
+
+const STATEMENT_HELP = `The body is the file itself: \`Content-Type: application/xml\` for ISO 20022 camt.053 (001.02 to
+001.08) or camt.054, \`text/csv\` for a CSV with the header \`transactionId,account,amount,currency,receivedAt,payer,reference\`;
+up to 50 MiB, read as a stream. Only booked credit entries become credits (one per \`TxDtls\` when an entry has several);
+a file that is not a statement is \`400 STATEMENT_INVALID\` naming what is wrong and where, and nothing is recorded.
+Credits already recorded (same provider and transaction id) count as \`duplicates\` and change nothing.`;
+
+/**
+ * `POST /admin/v1/providers/{id}/statements`. The file is not read by a body parser: the route's
+ * own parser leaves the request stream untouched, so the token is checked before a byte of the
+ * file is read, and the statement reader takes it chunk by chunk under its 50 MiB limit.
+ */
+function statementUpload(ctx: Ctx) {
+  return async (files: FastifyInstance) => {
+    files.removeAllContentTypeParsers();
+    files.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    files.post(
+      '/providers/:id/statements',
+      {
+        schema: doc({
+          id: 'importStatement',
+          summary: 'Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched',
+          description: STATEMENT_HELP,
+          params: providerId,
+          ok: S.StatementSummary,
+          errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE'],
+        }),
+      },
+      async (req, reply) => {
+        const { id } = req.params as { id: string };
+        return sendOk(req, reply, await importStatement(ctx, id, req.headers['content-type'], req.raw, req.actor ?? 'token'));
+      },
+    );
+  };
+}
+
+/**
+ * The feed keeps bodies up to 1 MiB whole (the shared parser keeps 64 KiB): the signature covers
+ * the exact bytes, so they are kept as sent and parsed only after it passed.
+ */
+function feedBodyParser(req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: RawBody) => void): void {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let finished = false;
+  const finish = (body: RawBody) => {
+    if (finished) return;
+    finished = true;
+    done(null, body);
+  };
+  const tooLarge = (): RawBody => ({ bytes: Buffer.alloc(0), sha256: '', tooLarge: true });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > FEED_MAX_BYTES) return finish(tooLarge());
+  const onData = (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > FEED_MAX_BYTES) {
+      // Not destroyed: the sender gets its 413 envelope, and Node discards what is still coming.
+      payload.removeListener('data', onData);
+      finish(tooLarge());
+      return;
+    }
+    chunks.push(chunk);
+  };
+  payload.on('data', onData);
+  payload.on('end', () => finish({ bytes: Buffer.concat(chunks), sha256: '', tooLarge: false }));
+  payload.on('error', (err) => {
+    if (!finished) {
+      finished = true;
+      done(err as Error);
+    }
+  });
+}
+
+function creditFeed(ctx: Ctx) {
+  return async (feed: FastifyInstance) => {
+    feed.removeAllContentTypeParsers();
+    feed.addContentTypeParser('*', feedBodyParser);
+    feed.post(
+      '/:providerId/credits',
+      {
+        schema: {
+          ...routeSchema({
+            security: PROVIDER_SECURITY,
+            tags: ['providers'],
+            operationId: 'providerCredits',
+            summary: 'Money that arrived on a pool\'s requisites, from a bank poller or a notification forwarder',
+            description:
+              'Signed like the provider events: `X-Gate-Sign` = hex HMAC-SHA256 with the pool provider\'s secret over `{X-Gate-Ts}.{X-Gate-Event-Id}.{raw body}`, ' +
+              'plus `X-Gate-Key`. 1 to 500 credits, at most 1 MiB. Each credit is recorded once per provider and `transactionId` and matched to the order it pays; ' +
+              'a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.',
+            params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }) }),
+            ok: { status: 200, result: S.CreditFeedResult, description: 'every credit recorded now or before, in order' },
+            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'],
+          }),
+          // Documented, not validated here: the body is checked after the signature, by the service.
+          'x-request-body': S.CreditFeedBody,
+        },
+      },
+      async (req, reply) => {
+        const raw = (req.body ?? { bytes: Buffer.alloc(0), sha256: '', tooLarge: false }) as RawBody;
+        if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'the feed takes at most 1 MiB in one request; send fewer credits at a time');
+        if (!isJsonRequest(req.headers['content-type'], raw)) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+        const r = await receiveCreditFeed(ctx, (req.params as { providerId: string }).providerId, req.headers, raw.bytes);
+        if (!r.ok) return sendError(req, reply, r.code, r.detail);
+        return sendOk(req, reply, { credits: r.credits });
+      },
+    );
+  };
+}

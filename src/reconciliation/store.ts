@@ -1,0 +1,247 @@
+/**
+ * SQL of reconciliation: credits, the orders a credit may pay, the day report and the merchant's
+ * statement. One exported function per statement, the connection or transaction first. Orders are
+ * only read and locked here (their transitions stay with the order actions); requisites and
+ * assignments have their own store (src/store/requisites.ts).
+ */
+import type { Queryable } from '../store/db.js';
+
+// ---- credits
+
+export type CreditStatus = 'matched' | 'unmatched' | 'ignored';
+export type CreditSource = 'feed' | 'statement' | 'operator';
+export type MatchedBy = 'reference' | 'amount' | 'operator';
+
+export interface CreditRow {
+  id: string;
+  seq: number;
+  provider_id: string;
+  requisite_id: string | null;
+  account: string;
+  amount: string;
+  currency: string;
+  received_at: Date;
+  date_only: boolean;
+  payer: string | null;
+  reference: string | null;
+  source: CreditSource;
+  source_id: string;
+  status: CreditStatus;
+  reason: string | null;
+  order_id: string | null;
+  matched_by: MatchedBy | null;
+  candidates: string[];
+  difference: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewCredit {
+  id: string;
+  providerId: string;
+  account: string;
+  amount: string;
+  currency: string;
+  receivedAt: Date;
+  dateOnly: boolean;
+  payer: string | null;
+  reference: string | null;
+  source: CreditSource;
+  sourceId: string;
+  at: Date;
+}
+
+/**
+ * Records a credit as unmatched, or nothing when the provider already sent this source id: null
+ * then. A concurrent transaction inserting the same pair makes this one wait for its outcome.
+ */
+export async function insertCredit(q: Queryable, c: NewCredit): Promise<CreditRow | null> {
+  const { rows } = await q.query<CreditRow>(
+    `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'unmatched', $12, $12)
+     ON CONFLICT (provider_id, source_id) DO NOTHING RETURNING *`,
+    [c.id, c.providerId, c.account, c.amount, c.currency, c.receivedAt, c.dateOnly, c.payer, c.reference, c.source, c.sourceId, c.at],
+  );
+  return rows[0] ?? null;
+}
+
+export async function getCreditBySource(q: Queryable, providerId: string, sourceId: string): Promise<CreditRow | null> {
+  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE provider_id = $1 AND source_id = $2', [providerId, sourceId]);
+  return rows[0] ?? null;
+}
+
+export async function getCredit(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<CreditRow | null> {
+  const { rows } = await q.query<CreditRow>(`SELECT * FROM credits WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export interface CreditOutcome {
+  status: CreditStatus;
+  reason: string | null;
+  requisiteId?: string | null;
+  orderId: string | null;
+  matchedBy: MatchedBy | null;
+  candidates: string[];
+  difference?: string | null;
+}
+
+export async function setCreditOutcome(q: Queryable, id: string, o: CreditOutcome, at: Date): Promise<CreditRow> {
+  const { rows } = await q.query<CreditRow>(
+    `UPDATE credits SET status = $2, reason = $3, requisite_id = CASE WHEN $4::boolean THEN $5::text ELSE requisite_id END,
+            order_id = $6, matched_by = $7, candidates = $8, difference = CASE WHEN $9::boolean THEN $10::numeric ELSE difference END, updated_at = $11
+      WHERE id = $1 RETURNING *`,
+    [id, o.status, o.reason, o.requisiteId !== undefined, o.requisiteId ?? null, o.orderId, o.matchedBy, JSON.stringify(o.candidates),
+      o.difference !== undefined, o.difference ?? null, at],
+  );
+  return rows[0];
+}
+
+/** The credit matched to an order, if any. */
+export async function creditOfOrder(q: Queryable, orderId: string): Promise<CreditRow | null> {
+  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE order_id = $1', [orderId]);
+  return rows[0] ?? null;
+}
+
+export interface CreditFilter {
+  status: CreditStatus | null;
+  providerId: string | null;
+  requisiteId: string | null;
+  beforeSeq: number | null;
+  limit: number;
+}
+
+/** Newest first, keyset-paged by `seq`. */
+export async function listCredits(q: Queryable, f: CreditFilter): Promise<CreditRow[]> {
+  const { rows } = await q.query<CreditRow>(
+    `SELECT * FROM credits
+      WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR provider_id = $2) AND ($3::text IS NULL OR requisite_id = $3)
+        AND ($4::bigint IS NULL OR seq < $4)
+      ORDER BY seq DESC LIMIT $5`,
+    [f.status, f.providerId, f.requisiteId, f.beforeSeq, f.limit],
+  );
+  return rows;
+}
+
+export interface MatchableOrderRow {
+  id: string;
+  amount: string;
+  currency: string;
+  status: string;
+  created_at: Date;
+  expires_at: Date;
+  payer_reference: string | null;
+  requisite_id: string;
+  matched_credit_id: string | null;
+}
+
+/**
+ * The placed orders issued these requisites in the currency whose window can hold money that
+ * arrived in [from, to]: created no later than `createdBy`, expiring no earlier than `expiresFrom`.
+ */
+export async function ordersOnRequisites(
+  q: Queryable,
+  r: { requisiteIds: string[]; currency: string; createdBy: Date; expiresFrom: Date },
+): Promise<MatchableOrderRow[]> {
+  const { rows } = await q.query<MatchableOrderRow>(
+    `SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
+            (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
+       FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+      WHERE a.requisite_id = ANY($1::text[]) AND a.currency = $2 AND a.expires_at >= $4 AND o.placement = 'placed' AND o.created_at <= $3
+      ORDER BY o.created_at, o.id`,
+    [r.requisiteIds, r.currency, r.createdBy, r.expiresFrom],
+  );
+  return rows;
+}
+
+/** Locks orders in id order (so two transactions locking overlapping sets never wait on each other in a circle). */
+export async function lockOrders(q: Queryable, ids: string[]): Promise<void> {
+  if (ids.length) await q.query('SELECT id FROM orders WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+}
+
+// ---- reports
+
+export interface DayRow {
+  requisite_id: string | null;
+  orders_issued: number;
+  orders_completed: number;
+  completed_amount: string;
+  credits: number;
+  credits_amount: string;
+  matched: number;
+  unmatched: number;
+  completed_without_credit: number;
+}
+
+/**
+ * One row per requisite of the provider for the UTC day [from, to): orders issued (placed, created
+ * that day), orders completed that day with their amounts and how many of them without a credit,
+ * and every credit received on the requisite that day with how many are matched and unmatched.
+ * Credits on no known requisite come as one row whose requisite_id is null.
+ */
+export async function dayRows(q: Queryable, providerId: string, from: Date, to: Date): Promise<DayRow[]> {
+  const { rows } = await q.query<DayRow>(
+    `WITH issued AS (
+       SELECT a.requisite_id, count(*)::int AS n FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+        WHERE a.provider_id = $1 AND o.placement = 'placed' AND o.created_at >= $2 AND o.created_at < $3 GROUP BY 1),
+     completed AS (
+       SELECT a.requisite_id, count(*)::int AS n, sum(o.amount) AS amount,
+              count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id))::int AS without_credit
+         FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+        WHERE a.provider_id = $1 AND o.status = 'Completed' AND o.finished_at >= $2 AND o.finished_at < $3 GROUP BY 1),
+     money AS (
+       SELECT c.requisite_id, count(*)::int AS n, sum(c.amount) AS amount,
+              count(*) FILTER (WHERE c.status = 'matched')::int AS matched, count(*) FILTER (WHERE c.status = 'unmatched')::int AS unmatched
+         FROM credits c WHERE c.provider_id = $1 AND c.received_at >= $2 AND c.received_at < $3 GROUP BY 1),
+     keys AS (
+       SELECT id AS requisite_id, seq FROM requisites WHERE provider_id = $1
+       UNION ALL SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM money WHERE requisite_id IS NULL))
+     SELECT k.requisite_id, COALESCE(i.n, 0) AS orders_issued, COALESCE(d.n, 0) AS orders_completed, COALESCE(d.amount, 0)::numeric AS completed_amount,
+            COALESCE(m.n, 0) AS credits, COALESCE(m.amount, 0)::numeric AS credits_amount, COALESCE(m.matched, 0) AS matched,
+            COALESCE(m.unmatched, 0) AS unmatched, COALESCE(d.without_credit, 0) AS completed_without_credit
+       FROM keys k
+       LEFT JOIN issued i ON i.requisite_id = k.requisite_id
+       LEFT JOIN completed d ON d.requisite_id = k.requisite_id
+       LEFT JOIN money m ON m.requisite_id IS NOT DISTINCT FROM k.requisite_id
+      ORDER BY k.seq NULLS LAST`,
+    [providerId, from, to],
+  );
+  return rows;
+}
+
+export interface StatementLine {
+  id: number;
+  kind: string;
+  order_id: string | null;
+  withdrawal_id: string | null;
+  amount: string;
+  created_at: Date;
+}
+
+/**
+ * A merchant's live ledger: entries of its live orders and its withdrawals (an entry without an
+ * order); sandbox orders' entries are left out. Sum of the entries before `from`, then the entries
+ * of [from, to) oldest first, each withdrawal with its id.
+ */
+export async function liveOpeningBalance(q: Queryable, merchantId: string, from: Date): Promise<string> {
+  const { rows } = await q.query<{ s: string }>(
+    `SELECT COALESCE(sum(l.amount), 0)::numeric AS s FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
+      WHERE l.merchant_id = $1 AND l.created_at < $2 AND (l.order_id IS NULL OR o.sandbox = false)`,
+    [merchantId, from],
+  );
+  return rows[0].s;
+}
+
+export async function liveLedgerLines(q: Queryable, merchantId: string, from: Date, to: Date): Promise<StatementLine[]> {
+  const { rows } = await q.query<StatementLine>(
+    `SELECT l.id, l.kind, l.order_id, l.amount, l.created_at,
+            CASE WHEN l.kind = 'withdrawal' THEN (
+              SELECT w.id FROM withdrawals w
+               WHERE w.merchant_id = l.merchant_id AND w.created_at = l.created_at AND w.amount_usd = -l.amount AND w.reference IS NOT DISTINCT FROM l.reason
+               ORDER BY w.id LIMIT 1) END AS withdrawal_id
+       FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
+      WHERE l.merchant_id = $1 AND l.created_at >= $2 AND l.created_at < $3 AND (l.order_id IS NULL OR o.sandbox = false)
+      ORDER BY l.id`,
+    [merchantId, from, to],
+  );
+  return rows;
+}
