@@ -65,6 +65,29 @@ export function candidates(ps: readonly ProviderView[], q: { approved: boolean; 
     .sort((a, b) => a.priority - b.priority || a.id.localeCompare(b.id));
 }
 
+/**
+ * Whether any live provider is set up for method, rail and currency at all (paused or not, any
+ * amount): what tells "nothing serves this" from "nobody takes it right now".
+ */
+export function liveProviderServes(ps: readonly ProviderView[], method: string, rail: string | null, currency: string): boolean {
+  return ps.some((p) => p.kind !== 'sandbox' && capabilityFor(p, method, rail, currency) !== null);
+}
+
+/**
+ * Why a desk cannot take live orders, or null when at least one of its rail and currency pairs
+ * has a live provider: a line naming the desk and what it offers.
+ */
+export function deskWithoutLiveProvider(
+  ps: readonly ProviderView[],
+  desk: { id: string; name: string; method: string; rails: readonly string[]; currencies: readonly string[] },
+): string | null {
+  const rails: (string | null)[] = desk.rails.length > 0 ? [...desk.rails] : [null];
+  const served = rails.some((rail) => desk.currencies.some((c) => liveProviderServes(ps, desk.method, rail, c)));
+  if (served) return null;
+  const what = `${desk.method}${desk.rails.length > 0 ? ` ${desk.rails.join('/')}` : ''} in ${desk.currencies.join('/') || 'no currency'}`;
+  return `${desk.name} (${desk.id}): no live provider serves ${what}, so its live orders answer NO_AVAILABLE_METHOD`;
+}
+
 export interface RailPicture {
   rail: string | null;
   currencies: { code: string; min: number; max: number }[];

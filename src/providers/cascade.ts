@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.js';
 import { admit, initialBreakerState, recordOutcome, DEFAULT_BREAKER_CONFIG, type BreakerConfig, type BreakerState } from '../domain/breaker.js';
-import { candidates } from '../domain/providers.js';
+import { candidates, liveProviderServes } from '../domain/providers.js';
 import type { Payment } from '../domain/payment.js';
 import { readCircuit, writeCircuit } from '../store/circuits.js';
 import type { ProviderRow } from '../store/providers.js';
@@ -113,5 +113,11 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
   }
   if (opts.instantOnly) return null;
   if (capDetail) return { ok: false, code: 'TRAFFIC_LIMIT_REACHED', detail: capDetail };
-  return { ok: false, code: 'NO_AVAILABLE_METHOD', detail: `no provider currently accepts ${o.method}${o.rail ? ` ${o.rail}` : ''} in ${o.currency}; retry with back-off` };
+  const what = `${o.method}${o.rail ? ` ${o.rail}` : ''} in ${o.currency}`;
+  // An approved account whose method, rail and currency no live provider is set up for will not
+  // succeed on a retry: the detail says so, and that the platform has to connect one.
+  if (opts.approved && !liveProviderServes(views, o.method, o.rail, o.currency)) {
+    return { ok: false, code: 'NO_AVAILABLE_METHOD', detail: `no live provider serves ${what}; the platform has to connect one before this desk can take live orders` };
+  }
+  return { ok: false, code: 'NO_AVAILABLE_METHOD', detail: `no provider currently accepts ${what}; retry with back-off` };
 }

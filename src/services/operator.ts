@@ -12,6 +12,8 @@ import type { MerchantRow } from '../store/merchants.js';
 import type { DeskRow } from '../store/desks.js';
 import { checkDeskCallbackUrl } from './callbackUrls.js';
 import { pageOf } from './paging.js';
+import { deskWithoutLiveProvider } from '../domain/providers.js';
+import { loadProviderViews } from '../providers/catalog.js';
 
 const now = (ctx: Ctx) => new Date(ctx.clock.now());
 
@@ -69,14 +71,24 @@ async function must<T>(p: Promise<T | null>, id: string): Promise<T> {
   return v;
 }
 
+/**
+ * Approves the account: live providers serve it from now on. It approves whatever the providers,
+ * and `warnings` names each desk that no live provider can serve yet (one line per desk).
+ */
 export async function approveMerchant(ctx: Ctx, id: string) {
   const m = await must(merchants.getMerchant(ctx.db, id), id);
   // Approving a blocked account takes effect when it is unblocked: the block stays in force.
-  if (m.status === 'Blocked') {
-    await merchants.approveAfterUnblock(ctx.db, id);
-    return merchantView((await merchants.getMerchant(ctx.db, id))!);
-  }
-  return merchantView(await must(merchants.setMerchantStatus(ctx.db, id, 'Active'), id));
+  if (m.status === 'Blocked') await merchants.approveAfterUnblock(ctx.db, id);
+  else await must(merchants.setMerchantStatus(ctx.db, id, 'Active'), id);
+  return { ...merchantView((await merchants.getMerchant(ctx.db, id))!), warnings: await liveCoverageWarnings(ctx, id) };
+}
+
+/** One line per desk of the merchant (enabled or not) that no live provider serves: its live orders would answer NO_AVAILABLE_METHOD. */
+export async function liveCoverageWarnings(ctx: Ctx, merchantId: string): Promise<string[]> {
+  const [{ views }, rows] = await Promise.all([loadProviderViews(ctx), desks.listDesks(ctx.db, { merchantId, limit: 500 })]);
+  return rows
+    .map((d) => deskWithoutLiveProvider(views, { id: d.id, name: d.name, method: d.method, rails: d.rails, currencies: d.currencies }))
+    .filter((w): w is string => w !== null);
 }
 
 export async function blockMerchant(ctx: Ctx, id: string, reason: string | null) {

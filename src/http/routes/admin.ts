@@ -73,7 +73,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/merchants/:id', { schema: doc({ id: 'getMerchant', summary: 'A merchant with its balance', params: merchantId, ok: A.MerchantWithBalance, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await op.getMerchant(ctx, req.params.id)),
     );
-    admin.post('/merchants/:id/approve', { schema: doc({ id: 'approveMerchant', summary: 'Approve: live providers from now on', params: merchantId, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
+    admin.post('/merchants/:id/approve', { schema: doc({ id: 'approveMerchant', summary: 'Approve: live providers from now on; `warnings` names the desks no live provider serves yet', params: merchantId, ok: A.ApprovedMerchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'merchant.approve', req.params.id, (c) => op.approveMerchant(c, req.params.id))),
     );
     admin.post('/merchants/:id/block', { schema: doc({ id: 'blockMerchant', summary: 'Block: orders answer MERCHANT_INACTIVE', params: merchantId, body: A.BlockBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>

@@ -39,6 +39,13 @@ const merchantFields = {
 };
 export const Merchant = Type.Object(merchantFields, { title: 'Merchant' });
 export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: Balance }, { title: 'MerchantWithBalance' });
+export const ApprovedMerchant = Type.Object(
+  {
+    ...merchantFields,
+    warnings: Type.Array(Type.String(), { description: 'one line per desk that no live provider serves yet: its live orders answer `NO_AVAILABLE_METHOD` until one is connected' }),
+  },
+  { title: 'ApprovedMerchant' },
+);
 
 // ---- tariffs
 
