@@ -217,7 +217,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: live providers from now on */
+        /** Approve: live providers from now on; `warnings` names the desks no live provider serves yet */
         post: operations["approveMerchant"];
         delete?: never;
         options?: never;
@@ -496,6 +496,23 @@ export interface paths {
         put?: never;
         /** Pause a provider */
         post: operations["pauseProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new secret for the provider's signed messages; the old one fails at once */
+        post: operations["rotateProviderSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -920,6 +937,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers/{id}/requisites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pool provider's requisites, oldest first, with open orders and today's money */
+        get: operations["listRequisites"];
+        put?: never;
+        /** Add a requisite to a pool provider */
+        post: operations["createRequisite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/requisites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a requisite's limits, label or state */
+        patch: operations["patchRequisite"];
+        trace?: never;
+    };
+    "/admin/v1/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Credits, newest first */
+        get: operations["listCredits"];
+        put?: never;
+        /**
+         * Record a credit by hand; it is matched like any other
+         * @description `201` with the new credit; `200` with the credit already recorded for a repeated `sourceId`.
+         */
+        post: operations["createCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/credits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A credit */
+        get: operations["getCredit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/credits/{id}/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Match a credit to the order it pays; the order is confirmed */
+        post: operations["matchCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/credits/{id}/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a credit out of the queue, with the reason */
+        post: operations["ignoreCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pool provider's day: orders against money, per requisite */
+        get: operations["getReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's live money between two UTC days: opening, entries, closing */
+        get: operations["getMerchantStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{id}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched
+         * @description The body is the file itself: `Content-Type: application/xml` for ISO 20022 camt.053 (001.02 to
+         *     001.08) or camt.054, `text/csv` for a CSV with the header `transactionId,account,amount,currency,receivedAt,payer,reference`;
+         *     up to 50 MiB, read as a stream. Only booked credit entries become credits (one per `TxDtls` when an entry has several);
+         *     a file that is not a statement is `400 STATEMENT_INVALID` naming what is wrong and where, and nothing is recorded.
+         *     Credits already recorded (same provider and transaction id) count as `duplicates` and change nothing.
+         */
+        post: operations["importStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/v1/{providerId}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Money that arrived on a pool's requisites, from a bank poller or a notification forwarder
+         * @description Signed like the provider events: `X-Gate-Sign` = hex HMAC-SHA256 with the pool provider's secret over `{X-Gate-Ts}.{X-Gate-Event-Id}.{raw body}`, plus `X-Gate-Key`. 1 to 500 credits, at most 1 MiB. Each credit is recorded once per provider and `transactionId` and matched to the order it pays; a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.
+         */
+        post: operations["providerCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     orderEvent: {
@@ -1001,6 +1203,23 @@ export interface components {
          * @enum {string}
          */
         AppealStatus: "Open" | "Accepted" | "Rejected" | "Cancelled";
+        ApprovedMerchant: {
+            /** @description `mer_` id */
+            id: string;
+            name: string;
+            status: components["schemas"]["MerchantStatus"];
+            sandbox: boolean;
+            /** @description why the account is blocked */
+            blockReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /** @description one line per desk that no live provider serves yet: its live orders answer `NO_AVAILABLE_METHOD` until one is connected */
+            warnings: string[];
+        };
         Attempt: {
             eventId: string;
             event: string;
@@ -1144,6 +1363,28 @@ export interface components {
             /** @enum {string} */
             currency: "USD";
         };
+        CreateCreditRequest: {
+            /** @description `prv_` id of a pool provider */
+            providerId: string;
+            /** @description the requisite's payable detail as the bank shows it (spaces, dashes and letter case ignored) */
+            account: string;
+            /**
+             * @description decimal string, at most 2 places, greater than zero
+             * @example 918.00
+             */
+            amount: string;
+            /** @description ISO 4217 code */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with a zone; not more than 5 minutes in the future
+             */
+            receivedAt: string;
+            payer?: string | null;
+            reference?: string | null;
+            /** @description the transaction id; repeating one answers the credit already recorded; generated when left out */
+            sourceId?: string | null;
+        };
         CreateDeskRequest: {
             /**
              * @description bound for the desk's whole life
@@ -1242,7 +1483,7 @@ export interface components {
             /** @description lower is tried first; default 100 */
             priority?: number;
             capabilities: components["schemas"]["CapabilityInput"][];
-            /** @description pool: payment details handed out in turn */
+            /** @description pool: payment details, one requisite each (any currency and rail of the provider, unbounded, 10 open orders at most); may be empty */
             requisites?: {
                 [key: string]: string | null;
             }[];
@@ -1251,8 +1492,29 @@ export interface components {
              * @description http: the provider's base URL (absolute http(s))
              */
             baseUrl?: string | null;
+            /** @description http: required; pool: the key its credit feed signs with, generated when left out */
             key?: string | null;
+            /** @description http: required; pool: the credit feed's secret, generated when left out and then shown once in the answer */
             secret?: string | null;
+        };
+        CreateRequisiteRequest: {
+            /** @description payment keys (`card`, `phone`, `account`, `iban`, `upiId`, `url`, `holder`, `bank`); at least one payable detail */
+            payment: {
+                [key: string]: string | null;
+            };
+            /** @description ISO 4217 code, one the provider serves; null = any of them */
+            currency?: string | null;
+            /** @description rails the provider serves; null = all of them; [] = rail-less orders only */
+            rails?: string[] | null;
+            /** @description smallest order; customer currency; "0" = unbounded */
+            minAmount?: string;
+            /** @description largest order; customer currency; "0" = unbounded */
+            maxAmount?: string;
+            /** @description money per UTC day: today's matched credits plus the open orders' amounts; customer currency; "0" = unbounded */
+            dailyLimit?: string;
+            /** @description default 10 */
+            maxOpenOrders?: number;
+            label?: string | null;
         };
         CreateTariffRequest: {
             name: string;
@@ -1279,6 +1541,57 @@ export interface components {
             /** @description at least 10 characters, not a common password */
             password: string;
         };
+        Credit: {
+            /** @description `crd_` id */
+            id: string;
+            providerId: string;
+            /** @description null when the account names no requisite of the provider */
+            requisiteId: string | null;
+            /** @description as the sender wrote it */
+            account: string;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            receivedAt: string;
+            payer: string | null;
+            /** @description a UTR, the bank's reference */
+            reference: string | null;
+            /** @enum {string} */
+            source: "feed" | "statement" | "operator";
+            /** @description the sender's transaction id; unique per provider */
+            sourceId: string;
+            status: components["schemas"]["CreditStatus"];
+            /** @description why unmatched or ignored: `unknown account`, `no order`, `ambiguous`, `amount differs`, `already paid`, or the operator's text */
+            reason: string | null;
+            orderId: string | null;
+            /** @enum {string|null} */
+            matchedBy: "reference" | "amount" | "operator" | null;
+            /** @description order ids a person should look at */
+            candidates: string[];
+            /**
+             * @description credit less order, when an operator matched them although the amounts differ
+             * @example 1500.50
+             */
+            difference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
         /** @description zero until completion */
         Credited: {
             /**
@@ -1289,6 +1602,22 @@ export interface components {
             /** @enum {string} */
             currency: "USD";
         };
+        /** @description checked by the service once the signature passed; one bad item refuses the whole request; at most 1 MiB */
+        CreditFeedRequest: {
+            credits: components["schemas"]["FeedCredit"][];
+        };
+        CreditFeedResult: {
+            /** @description one per item, in order */
+            credits: components["schemas"]["FeedCreditResult"][];
+        };
+        CreditPage: {
+            items: components["schemas"]["Credit"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        /** @enum {string} */
+        CreditStatus: "matched" | "unmatched" | "ignored";
         Currency: {
             /**
              * @description ISO 4217 code
@@ -1406,7 +1735,7 @@ export interface components {
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -1462,6 +1791,47 @@ export interface components {
             /** @description human-readable detail */
             detail: string | null;
         };
+        FeedCredit: {
+            /** @description the sender's transaction id: a repeat is answered `duplicate: true` */
+            transactionId: string;
+            /** @description the requisite's payable detail as the bank shows it */
+            account: string;
+            /**
+             * @description decimal string, at most 2 places, greater than zero
+             * @example 918.00
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with a zone; not more than 5 minutes in the future
+             */
+            receivedAt: string;
+            payer?: string | null;
+            /** @description a UTR or the bank's reference */
+            reference?: string | null;
+        };
+        FeedCreditResult: {
+            transactionId: string;
+            creditId: string;
+            status: components["schemas"]["CreditStatus"];
+            orderId: string | null;
+            /** @description recorded before; nothing changed now */
+            duplicate: boolean;
+        };
+        IgnoreCreditRequest: {
+            reason: string;
+        };
+        MatchCreditRequest: {
+            /** @description `ord_` id */
+            orderId: string;
+            /** @description match although the amounts differ: the order completes at its own amount and the difference stays on the credit */
+            force?: boolean;
+        };
         Merchant: {
             /** @description `mer_` id */
             id: string;
@@ -1476,6 +1846,24 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
+        };
+        MerchantStatement: {
+            merchantId: string;
+            from: string;
+            to: string;
+            /** @enum {string} */
+            currency: "USD";
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            openingBalance: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            closingBalance: string;
+            entries: components["schemas"]["StatementEntry"][];
         };
         /** @enum {string} */
         MerchantStatus: "UnderReview" | "Active" | "Blocked";
@@ -1728,6 +2116,17 @@ export interface components {
             sandbox?: boolean;
             name?: string;
         };
+        PatchRequisiteRequest: {
+            /** @description smallest order; customer currency; "0" = unbounded */
+            minAmount?: string;
+            /** @description largest order; customer currency; "0" = unbounded */
+            maxAmount?: string;
+            /** @description money per UTC day; customer currency; "0" = unbounded */
+            dailyLimit?: string;
+            maxOpenOrders?: number;
+            label?: string | null;
+            state?: components["schemas"]["RequisiteState"];
+        };
         PatchTariffRequest: {
             name?: string;
             /** @description replaces the bands; fees of orders completed from now on use them */
@@ -1866,12 +2265,41 @@ export interface components {
             capabilities: "all" | components["schemas"]["Capability"][];
             /** Format: uri */
             baseUrl: string | null;
+            /** @description the key the provider signs its messages with (a pool's credit feed, an http provider's events); the secret is never shown again */
+            key: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
+        };
+        ProviderCreated: {
+            /** @description `prv_` id */
+            id: string;
+            name: string;
+            kind: components["schemas"]["ProviderKind"];
+            priority: number;
+            paused: boolean;
+            pauseReasons: string[];
+            /** @description `appeals` or `manual` */
+            pauseReason: string | null;
+            circuits: components["schemas"]["Circuit"][];
+            openAppeals: number;
+            /** @description `all` for the built-in sandbox */
+            capabilities: "all" | components["schemas"]["Capability"][];
+            /** Format: uri */
+            baseUrl: string | null;
+            /** @description the key the provider signs its messages with (a pool's credit feed, an http provider's events); the secret is never shown again */
+            key: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /** @description a pool provider's generated secret, in this answer only */
+            secret?: string;
         };
         /** @description checked by the service once the signature passed; an unknown field is refused */
         ProviderEventRequest: {
@@ -1887,6 +2315,12 @@ export interface components {
         };
         /** @enum {string} */
         ProviderKind: "sandbox" | "pool" | "http";
+        ProviderSecret: {
+            /** @description the provider's key */
+            key: string;
+            /** @description the new secret, shown once; the old one fails at once */
+            secret: string;
+        };
         PutCurrencyRequest: {
             enabled?: boolean;
             /** @description spread in percent, added to the market rate; at most 100 */
@@ -1953,9 +2387,93 @@ export interface components {
             /** @description a refused market jump: the last good rate is kept */
             flag: string | null;
         };
+        Reconciliation: {
+            providerId: string;
+            date: string;
+            requisites: components["schemas"]["ReconciliationRow"][];
+            /** @description the whole provider, credits on unknown accounts included; requisiteId null */
+            totals: components["schemas"]["ReconciliationRow"];
+        };
+        ReconciliationRow: {
+            requisiteId: string | null;
+            ordersIssued: number;
+            ordersCompleted: number;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            completedAmount: string;
+            /** @description every credit received that day, matched or not */
+            credits: number;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            creditsAmount: string;
+            matched: number;
+            unmatched: number;
+            completedWithoutCredit: number;
+        };
         ReportPaymentRequest: {
             payerReference?: string | null;
         };
+        Requisite: {
+            /** @description `rqs_` id */
+            id: string;
+            providerId: string;
+            /** @description payment keys (`card`, `phone`, `account`, `iban`, `upiId`, `url`, `holder`, `bank`); at least one payable detail */
+            payment: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string | null;
+            rails: string[] | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            minAmount: string;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            maxAmount: string;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            dailyLimit: string;
+            maxOpenOrders: number;
+            label: string | null;
+            state: components["schemas"]["RequisiteState"];
+            /** @description orders Created or Payed before their expiresAt */
+            openOrders: number;
+            /**
+             * @description matched credits received this UTC day, customer currency
+             * @example 1500.50
+             */
+            receivedToday: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        /**
+         * @description only `active` requisites take new orders
+         * @enum {string}
+         */
+        RequisiteState: "active" | "paused" | "retired";
         ResentEvent: {
             eventId: string;
             event: string;
@@ -2063,6 +2581,40 @@ export interface components {
              * @example 16.34531590
              */
             rate: string;
+        };
+        StatementEntry: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            at: string;
+            /** @enum {string} */
+            type: "credit" | "reversal" | "withdrawal";
+            orderId: string | null;
+            withdrawalId: string | null;
+            /**
+             * @description signed: negative for reversals and withdrawals
+             * @example 16.34531590
+             */
+            amountUsd: string;
+            /**
+             * @description the balance after this entry
+             * @example 16.34531590
+             */
+            balanceUsd: string;
+        };
+        StatementSummary: {
+            /** @description `Ntry` elements (CSV: rows) */
+            entries: number;
+            /** @description credits the file yields */
+            credits: number;
+            /** @description of them, recorded before */
+            duplicates: number;
+            matched: number;
+            unmatched: number;
+            /** @description entries that are not credits */
+            skipped: number;
         };
         StopDeskRequest: {
             reason: string;
@@ -2209,6 +2761,36 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "AUTH_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `CREDIT_ALREADY_MATCHED` */
+        CreditAlreadyMatched: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "CREDIT_ALREADY_MATCHED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `CREDIT_NOT_FOUND` */
+        CreditNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "CREDIT_NOT_FOUND";
                     };
                 };
             };
@@ -2419,6 +3001,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "REPLAY_DETECTED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `REQUISITE_NOT_FOUND` */
+        RequisiteNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "REQUISITE_NOT_FOUND";
                     };
                 };
             };
@@ -3065,7 +3662,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Approve: live providers from now on */
+            /** @description Approve: live providers from now on; `warnings` names the desks no live provider serves yet */
             200: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -3075,7 +3672,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["Merchant"];
+                        result: components["schemas"]["ApprovedMerchant"];
                         traceId: components["schemas"]["TraceId"];
                     };
                 };
@@ -3831,7 +4428,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["Provider"];
+                        result: components["schemas"]["ProviderCreated"];
                         traceId: components["schemas"]["TraceId"];
                     };
                 };
@@ -3867,6 +4464,42 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                         result: components["schemas"]["Provider"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateProviderSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Issue a new secret for the provider's signed messages; the old one fails at once */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["ProviderSecret"];
                         traceId: components["schemas"]["TraceId"];
                     };
                 };
@@ -4923,6 +5556,509 @@ export interface operations {
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A pool provider's requisites, oldest first, with open orders and today's money */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Requisite"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRequisiteRequest"];
+            };
+        };
+        responses: {
+            /** @description Add a requisite to a pool provider */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Requisite"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchRequisite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `rqs_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchRequisiteRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a requisite's limits, label or state */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Requisite"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["RequisiteNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCredits: {
+        parameters: {
+            query?: {
+                status?: "matched" | "unmatched" | "ignored";
+                providerId?: string;
+                requisiteId?: string;
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Credits, newest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["CreditPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description Record a credit by hand; it is matched like any other */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Credit"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `crd_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A credit */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Credit"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["CreditNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    matchCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `crd_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description Match a credit to the order it pays; the order is confirmed */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Credit"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `CREDIT_NOT_FOUND`, `ORDER_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "CREDIT_NOT_FOUND" | "ORDER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `CREDIT_ALREADY_MATCHED`, `ORDER_ALREADY_COMPLETED`, `CURRENCY_MISMATCH`, `AMOUNT_MISMATCH`, `INVALID_TRANSITION` */
+            409: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "CREDIT_ALREADY_MATCHED" | "ORDER_ALREADY_COMPLETED" | "CURRENCY_MISMATCH" | "AMOUNT_MISMATCH" | "INVALID_TRANSITION";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ignoreCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `crd_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IgnoreCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description Take a credit out of the queue, with the reason */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Credit"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["CreditNotFound"];
+            409: components["responses"]["CreditAlreadyMatched"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReconciliation: {
+        parameters: {
+            query: {
+                /** @description `prv_` id */
+                providerId: string;
+                /** @description UTC day; today by default */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A pool provider's day: orders against money, per requisite */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Reconciliation"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMerchantStatement: {
+        parameters: {
+            query?: {
+                /** @description first UTC day, included; today by default */
+                from?: string;
+                /** @description last UTC day, included; today by default */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description `mer_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A merchant's live money between two UTC days: opening, entries, closing */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MerchantStatement"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["StatementSummary"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `STATEMENT_INVALID` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "STATEMENT_INVALID";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    providerCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id of a pool provider */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description checked by the service once the signature passed; one bad item refuses the whole request; at most 1 MiB */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditFeedRequest"];
+            };
+        };
+        responses: {
+            /** @description every credit recorded now or before, in order */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["CreditFeedResult"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AuthFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
