@@ -148,7 +148,7 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
     clock: opts.clock,
     box,
     nonces: redis ? redisNonceStore(redis) : dbNonceStore(db, opts.clock),
-    limits: createRateLimits(redis),
+    limits: createRateLimits(redis, {}, opts.clock),
     metrics: createMetrics({ defaults: true }),
     log,
     adminTokenHash: admin.hash,

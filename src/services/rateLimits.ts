@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
+import { systemClock, type Clock } from '../clock.js';
 import { AppError } from '../domain/errors.js';
-import { RateLimiterMemory, RateLimiterQueue, RateLimiterQueueError, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
-/** Spec rate limits: "N per window, M queued". Counts are shared through Redis when given; queues live in each process. */
+/**
+ * Spec rate limits: "N per window, M queued", in fixed windows that start with a key's first use.
+ * Counts are shared through Redis when given; queues live in each process. Time is the injected
+ * clock's, for the counts and for the waits in the queue alike.
+ */
 export interface LimitSpec {
   points: number;
   durationSec: number;
@@ -209,67 +213,189 @@ function attemptCap(redis: Redis | null, limit: number, name: string): AttemptCa
   };
 }
 
-function limiter(spec: LimitSpec, name: string, redis: Redis | null): Limiter {
-  const base: RateLimiterAbstract = redis
-    ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `paygate:rl:${name}`, points: spec.points, duration: spec.durationSec })
-    : new RateLimiterMemory({ keyPrefix: name, points: spec.points, duration: spec.durationSec });
-  // One queue per key, holding at most `queued` waiters and handing them tokens as the window frees
-  // up. A RateLimiterQueue remembers every key it was ever given, which for a per-client-IP limit grows
-  // with every visitor until restart; so each key gets its own queue, dropped once nobody uses it.
-  const queues = new Map<string, { queue: RateLimiterQueue; users: number }>();
+/** A key's uses in its current window, and the milliseconds left of that window. */
+interface WindowUse {
+  uses: number;
+  msLeft: number;
+}
+
+/** Fixed windows per key: in this process, or in Redis for every instance. */
+interface WindowStore {
+  /** Counts one use of the key at `now` (a refused one too, as the window's count), starting a window when none runs. */
+  hit(key: string, now: number): Promise<WindowUse>;
+  /** Gives back one use of the window running at `now`, if one runs. */
+  giveBack(key: string, now: number): Promise<void>;
+  /** The milliseconds left of the key's window at `now`, or null when none runs. */
+  msLeft(key: string, now: number): Promise<number | null>;
+}
+
+function memoryWindows(windowMs: number): WindowStore {
+  const windows = new Map<string, { uses: number; expiresAt: number }>();
+  // Every window ends within windowMs of its start, so one sweep per windowMs keeps the map to the keys used in the last window.
+  let nextSweep = 0;
+  const running = (key: string, now: number) => {
+    const w = windows.get(key);
+    return w && w.expiresAt > now ? w : null;
+  };
+  return {
+    async hit(key, now) {
+      let w = running(key, now);
+      if (!w) {
+        if (windows.size >= SWEEP_ABOVE && now >= nextSweep) {
+          for (const [k, v] of windows) if (v.expiresAt <= now) windows.delete(k);
+          nextSweep = now + windowMs;
+        }
+        windows.set(key, (w = { uses: 0, expiresAt: now + windowMs }));
+      }
+      w.uses++;
+      return { uses: w.uses, msLeft: w.expiresAt - now };
+    },
+    async giveBack(key, now) {
+      const w = running(key, now);
+      if (w) w.uses--;
+    },
+    async msLeft(key, now) {
+      const w = running(key, now);
+      return w ? w.expiresAt - now : null;
+    },
+  };
+}
+
+// KEYS[1] the key; ARGV: now, the window in ms, and 1 to count a use or -1 to give one back (only
+// within a running window). Returns the uses of the window and the ms left of it. The window's end
+// is kept with the count, so every instance reads the same window; the TTL only cleans up.
+const WINDOW_SCRIPT = `
+local now = tonumber(ARGV[1])
+local delta = tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'uses', 'ends')
+local uses = tonumber(s[1]) or 0
+local ends = tonumber(s[2]) or 0
+if ends <= now then
+  if delta < 0 then return {0, 0} end
+  uses = 0
+  ends = now + tonumber(ARGV[2])
+end
+uses = uses + delta
+redis.call('HSET', KEYS[1], 'uses', uses, 'ends', ends)
+redis.call('PEXPIRE', KEYS[1], math.floor(ends - now))
+return {uses, ends - now}
+`;
+
+function redisWindows(redis: Redis, prefix: string, windowMs: number): WindowStore {
+  const run = async (key: string, now: number, delta: 1 | -1): Promise<WindowUse> => {
+    const [uses, msLeft] = (await redisCall(redis.eval(WINDOW_SCRIPT, 1, `${prefix}${key}`, now, windowMs, delta))) as [number, number];
+    return { uses: Number(uses), msLeft: Number(msLeft) };
+  };
+  return {
+    hit: (key, now) => run(key, now, 1),
+    async giveBack(key, now) {
+      await run(key, now, -1);
+    },
+    async msLeft(key, now) {
+      const ends = Number(await redisCall(redis.hget(`${prefix}${key}`, 'ends')));
+      return ends > now ? ends - now : null;
+    },
+  };
+}
+
+const ADMITTED: Admission = { ok: true };
+
+interface Waiter {
+  resolve: (a: Admission) => void;
+  reject: (err: unknown) => void;
+}
+
+/** One key's queue: who waits, in order, and whether a wake-up for the next window is set. */
+interface KeyQueue {
+  waiting: Waiter[];
+  waking: boolean;
+  /** Requests admitted through this queue or waiting in it right now. */
+  users: number;
+}
+
+function limiter(spec: LimitSpec, name: string, redis: Redis | null, clock: Clock): Limiter {
+  const windowMs = spec.durationSec * 1000;
+  // Keys of their own (a hash with the window's end), apart from the plain counters earlier versions
+  // kept under paygate:rl:, so that during a rolling upgrade neither reads the other's.
+  const windows = redis ? redisWindows(redis, `paygate:rlw:${name}:`, windowMs) : memoryWindows(windowMs);
+  // A queue per key, holding at most `queued` waiters and admitting them in order as the window
+  // frees up; dropped once nobody uses it, so a per-client-IP limit does not grow with every visitor.
+  const queues = new Map<string, KeyQueue>();
 
   async function consume(key: string): Promise<Admission> {
-    try {
-      await base.consume(key);
-      return { ok: true };
-    } catch (e) {
-      const ms = (e as { msBeforeNext?: number }).msBeforeNext;
-      if (typeof ms === 'number') return { ok: false, retryAfterMs: ms };
-      throw e;
+    const w = await windows.hit(key, clock.now());
+    return w.uses <= spec.points ? ADMITTED : { ok: false, retryAfterMs: w.msLeft };
+  }
+
+  function wakeAfter(q: KeyQueue, key: string, ms: number): void {
+    q.waking = true;
+    void clock.sleep(ms).then(() => drain(q, key));
+  }
+
+  /** The window moved on: the waiters are admitted in order while it has room. */
+  async function drain(q: KeyQueue, key: string): Promise<void> {
+    q.waking = false;
+    while (q.waiting.length > 0) {
+      const head = q.waiting.shift()!;
+      let w: WindowUse;
+      try {
+        w = await windows.hit(key, clock.now());
+      } catch (err) {
+        head.reject(err);
+        continue;
+      }
+      if (w.uses <= spec.points) {
+        head.resolve(ADMITTED);
+        continue;
+      }
+      q.waiting.unshift(head);
+      if (!q.waking) wakeAfter(q, key, w.msLeft);
+      return;
     }
+  }
+
+  async function admit(q: KeyQueue, key: string): Promise<Admission> {
+    // Nobody waiting: a use of the window, admitted at once if it has room.
+    if (q.waiting.length === 0) {
+      const w = await windows.hit(key, clock.now());
+      if (w.uses <= spec.points) return ADMITTED;
+      if (!q.waking) wakeAfter(q, key, w.msLeft);
+    }
+    if (q.waiting.length >= spec.queued) return { ok: false, retryAfterMs: (await windows.msLeft(key, clock.now())) ?? windowMs };
+    return new Promise<Admission>((resolve, reject) => q.waiting.push({ resolve, reject }));
   }
 
   async function queued(key: string): Promise<Admission> {
-    let entry = queues.get(key);
-    if (!entry) queues.set(key, (entry = { queue: new RateLimiterQueue(base, { maxQueueSize: spec.queued }), users: 0 }));
-    entry.users++;
+    let q = queues.get(key);
+    if (!q) queues.set(key, (q = { waiting: [], waking: false, users: 0 }));
+    q.users++;
     try {
-      await entry.queue.removeTokens(1, key);
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof RateLimiterQueueError) {
-        const res = await base.get(key);
-        return { ok: false, retryAfterMs: res?.msBeforeNext ?? spec.durationSec * 1000 };
-      }
-      throw e;
+      return await admit(q, key);
     } finally {
-      if (--entry.users === 0) queues.delete(key);
+      if (--q.users === 0) queues.delete(key);
     }
   }
 
-  const take = (key: string) => (spec.queued > 0 ? queued(key) : consume(key));
+  // A Redis that does not answer is an outage (503, from redisCall), not a bug (500).
   return {
-    // A Redis that does not answer is an outage (503), not a bug (500).
-    take: redis
-      ? (key) =>
-          take(key).catch((err) => {
-            throw err instanceof AppError ? err : new AppError('SERVICE_UNAVAILABLE', 'shared rate limits (Redis) are unavailable; retry shortly');
-          })
-      : take,
+    take: (key) => (spec.queued > 0 ? queued(key) : consume(key)),
     async refund(key) {
-      await base.reward(key, 1).catch(() => {});
+      await windows.giveBack(key, clock.now()).catch(() => {});
     },
     activeKeys: () => queues.size,
   };
 }
 
-/** The spec's limits; `specs` replaces some of them (tools that replay traffic, tests of other rules). */
-export function createRateLimits(redis: Redis | null, specs: Partial<Record<keyof RateLimits, LimitSpec>> = {}): RateLimits {
+/**
+ * The spec's limits; `specs` replaces some of them (tools that replay traffic, tests of other
+ * rules). `clock` is the context's (ctx.clock); the wall clock only for tools that serve no traffic.
+ */
+export function createRateLimits(redis: Redis | null, specs: Partial<Record<keyof RateLimits, LimitSpec>> = {}, clock: Clock = systemClock): RateLimits {
   return {
-    orderCreate: limiter(specs.orderCreate ?? ORDER_CREATE_LIMIT, 'order-create', redis),
-    payPage: limiter(specs.payPage ?? PAY_PAGE_LIMIT, 'pay-page', redis),
-    payerReference: limiter(specs.payerReference ?? PAYER_REFERENCE_LIMIT, 'payer-ref', redis),
-    signIn: limiter(specs.signIn ?? SIGN_IN_LIMIT, 'sign-in', redis),
+    orderCreate: limiter(specs.orderCreate ?? ORDER_CREATE_LIMIT, 'order-create', redis, clock),
+    payPage: limiter(specs.payPage ?? PAY_PAGE_LIMIT, 'pay-page', redis, clock),
+    payerReference: limiter(specs.payerReference ?? PAYER_REFERENCE_LIMIT, 'payer-ref', redis, clock),
+    signIn: limiter(specs.signIn ?? SIGN_IN_LIMIT, 'sign-in', redis, clock),
     accountChecks: accountGuard(redis),
     challengeAttempts: attemptCap(redis, CHALLENGE_ATTEMPTS, 'challenge'),
   };

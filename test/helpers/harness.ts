@@ -48,7 +48,7 @@ export async function createHarness(
     clock,
     box: new SecretBox(randomBytes(32)),
     nonces: opts.nonces ?? dbNonceStore(testDb.db, clock),
-    limits: createRateLimits(null, opts.unlimitedOrders ? { orderCreate: { points: 1_000_000, durationSec: 10, queued: 5 } } : {}),
+    limits: createRateLimits(null, opts.unlimitedOrders ? { orderCreate: { points: 1_000_000, durationSec: 10, queued: 5 } } : {}, clock),
     metrics: createMetrics(),
     log: opts.log ?? pino({ level: 'silent' }),
     adminTokenHash: hashToken(ADMIN_TOKEN),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
 import { buildApp } from '../../src/app/buildApp.js';
 import { createUser } from '../../src/services/accounts.js';
 import { createRateLimits } from '../../src/services/rateLimits.js';
@@ -56,6 +57,53 @@ describe.skipIf(!process.env.REDIS_URL)('rate limits shared through Redis', () =
   });
 });
 
+describe.skipIf(!process.env.REDIS_URL)('shared windows on the injected clock', () => {
+  let a: Redis;
+  let b: Redis;
+  beforeAll(() => {
+    a = new Redis(process.env.REDIS_URL!);
+    b = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(() => {
+    a.disconnect();
+    b.disconnect();
+  });
+
+  it('a window ends when the clock says so: the queued are admitted then, and what they used is gone from the next window for both instances', async () => {
+    const clock = new ManualClock();
+    const one = createRateLimits(a, {}, clock);
+    const two = createRateLimits(b, {}, clock);
+    const key = `shp_${randomBytes(13).toString('hex')}`;
+    const first = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? one : two).orderCreate.take(key)));
+    expect(first.every((r) => r.ok)).toBe(true);
+    const queued = Promise.all(Array.from({ length: 5 }, () => two.orderCreate.take(key)));
+    expect(await two.orderCreate.take(key)).toEqual({ ok: false, retryAfterMs: 10_000 });
+    clock.advance(9_999);
+    expect(await one.payerReference.take(`${key}-probe`)).toEqual({ ok: true }); // (a round trip for the queue to act on, if it wrongly would)
+    expect(clock.sleeping).toBe(1);
+    clock.advance(1);
+    expect((await queued).every((r) => r.ok)).toBe(true);
+    const rest = await Promise.all(Array.from({ length: 25 }, () => one.orderCreate.take(key)));
+    expect(rest.every((r) => r.ok)).toBe(true);
+  });
+
+  it('a refund gives one use back to the window both instances count in', async () => {
+    const clock = new ManualClock();
+    const one = createRateLimits(a, {}, clock);
+    const two = createRateLimits(b, {}, clock);
+    const ip = `198.51.100.${randomBytes(1)[0]}-${randomBytes(4).toString('hex')}`;
+    for (let i = 0; i < 10; i++) expect(await (i % 2 ? one : two).payerReference.take(ip)).toEqual({ ok: true });
+    clock.advance(15_000);
+    expect(await two.payerReference.take(ip)).toEqual({ ok: false, retryAfterMs: 45_000 });
+    await one.payerReference.refund(ip);
+    await one.payerReference.refund(ip);
+    expect(await two.payerReference.take(ip)).toEqual({ ok: true });
+    expect(await one.payerReference.take(ip)).toEqual({ ok: false, retryAfterMs: 45_000 });
+    clock.advance(45_000);
+    expect(await one.payerReference.take(ip)).toEqual({ ok: true });
+  });
+});
+
 describe.skipIf(!process.env.REDIS_URL)('the per-account sign-in lock and the challenge cap shared through Redis', () => {
   let a: Redis;
   let b: Redis;
@@ -76,8 +124,8 @@ describe.skipIf(!process.env.REDIS_URL)('the per-account sign-in lock and the ch
     let two: FastifyInstance;
     beforeAll(async () => {
       h = await createHarness({ env: { TRUST_PROXY: 'true' } });
-      one = buildApp({ ...h.ctx, limits: createRateLimits(a) });
-      two = buildApp({ ...h.ctx, limits: createRateLimits(b) });
+      one = buildApp({ ...h.ctx, limits: createRateLimits(a, {}, h.clock) });
+      two = buildApp({ ...h.ctx, limits: createRateLimits(b, {}, h.clock) });
       await Promise.all([one.ready(), two.ready()]);
     });
     afterAll(async () => {
