@@ -8,6 +8,7 @@ import { createPinnedDispatcher } from '../../src/callbacks/pinnedDispatcher.js'
 import { DEFAULT_CALLBACK_TIMEOUT_MS, sendCallback, type SendCallbackInput } from '../../src/callbacks/send.js';
 import { EMPTY_ALLOWLIST, checkCallbackUrl, parseAllowlist } from '../../src/callbacks/urlGuard.js';
 import { signMessage } from '../../src/signing.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Received {
   method: string;
@@ -251,12 +252,14 @@ describe('sendCallback response excerpt', () => {
 
   it('reads only a bounded prefix of a huge response and still classifies it', async () => {
     let written = 0;
+    let closed = false;
     let closedEarly = false;
     const total = 64 * 1024 * 1024;
     const receiver = await startReceiver((_req, res) => {
       res.writeHead(503, { 'content-type': 'text/plain', 'content-length': String(total) });
       const chunk = Buffer.alloc(64 * 1024, 'x');
       res.on('close', () => {
+        closed = true;
         closedEarly = written < total;
       });
       const pump = (): void => {
@@ -273,7 +276,7 @@ describe('sendCallback response excerpt', () => {
     });
     const result = await sendCallback(input(receiver.url));
     expect(result).toEqual({ outcome: 'retry', httpCode: 503, response: 'x'.repeat(300), error: null });
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually('the receiver sees the connection closed', () => closed);
     // The sender hung up long before the 64 MiB were out.
     expect(closedEarly).toBe(true);
     expect(written).toBeLessThan(total);

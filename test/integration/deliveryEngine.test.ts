@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
+import { eventually } from '../helpers/eventually.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -49,14 +50,8 @@ async function completedOrder(d: DeskCreds): Promise<string> {
 
 const attempts = async (orderId: string) => json(await admin(h.app, 'GET', `/orders/${orderId}/callbacks`)).result;
 
-/** Polls a condition on real time; a bound, not a measurement. */
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits for the worker's doing (real time; a bound, not a measurement). */
+const until = (what: string, cond: () => boolean | Promise<boolean>, withinMs = 20_000) => eventually(what, cond, { withinMs, everyMs: 20 });
 
 describe('delivery worker, running', () => {
   it('claims again as soon as slots free up, and a new event wakes it without waiting for the poll', async () => {

@@ -11,6 +11,7 @@ import { buildMetricsApp } from '../../src/http/health.js';
 import { watchRedis } from '../../src/runtime.js';
 import { redisNonceStore } from '../../src/services/nonces.js';
 import { createRateLimits } from '../../src/services/rateLimits.js';
+import { eventually } from '../helpers/eventually.js';
 import { createHarness, json, provisionDesk, signed, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -176,23 +177,24 @@ describe.skipIf(!process.env.REDIS_URL)('Redis outage and recovery (REDIS_URL)',
     const log = pino({ level: 'info' }, new Writable({ write: (c, _e, cb) => (lines.push(JSON.parse(c.toString())), cb()) }));
     const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
     watchRedis(redis, log);
+    let reconnects = 0;
+    redis.on('reconnecting', () => reconnects++);
     const hr = await createHarness({ nonces: redisNonceStore(redis, `paygate:test:${Date.now()}:`) });
     try {
       const desk = await provisionDesk(hr.app);
       const waitFor = async (status: number) => {
-        for (let i = 0; i < 200; i++) {
-          const res = await signed(hr, desk, '/gw/v1/balance');
-          if (res.statusCode === status) return res;
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        throw new Error(`never ${status}`);
+        let res: Awaited<ReturnType<typeof signed>> | undefined;
+        await eventually(`a ${status} answer`, async () => (res = await signed(hr, desk, '/gw/v1/balance')).statusCode === status, { withinMs: 5_000, everyMs: 25 });
+        return res!;
       };
       await waitFor(200);
       await cut();
       const down = await waitFor(503);
       expect(json(down).fault.code).toBe('SERVICE_UNAVAILABLE');
       for (let i = 0; i < 10; i++) expect([503]).toContain((await signed(hr, desk, '/gw/v1/balance')).statusCode);
-      await new Promise((r) => setTimeout(r, 300)); // several reconnect attempts fail meanwhile
+      // several reconnect attempts fail meanwhile
+      const before = reconnects;
+      await eventually('three reconnect attempts while Redis is away', () => reconnects >= before + 3);
       await open(port);
       await waitFor(200);
       expect(lines.filter((l) => /redis unavailable/.test(l.msg))).toHaveLength(1);
