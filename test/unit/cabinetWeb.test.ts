@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
 import { csvCell, ordersCsv, ORDER_CSV_COLUMNS } from '../../src/web/cabinet/csv.js';
-import { signedCurl } from '../../src/web/cabinet/view.js';
+import { signedCurl } from '../../src/web/cabinet/homeView.js';
 
 describe('cabinet CSV cells', () => {
   it('quotes commas, quotes and line breaks as RFC 4180 says', () => {

@@ -11,7 +11,7 @@ import { AppealForm } from './forms.js';
 import { seeOther } from '../session.js';
 import { appealPage, appealsPage } from './appealsView.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
-import { messagePage } from './view.js';
+import { messagePage } from './layout.js';
 
 const APPEALS_PAGE = 50;
 

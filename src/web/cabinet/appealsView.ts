@@ -1,6 +1,6 @@
 import type { appealView } from '../../services/appeals.js';
 import { html, type Html } from '../html.js';
-import { cabinetPage, csrfInput, utc } from './view.js';
+import { cabinetPage, csrfInput, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** Appeal pages of the cabinet: the list, one appeal with its receipt, and the form that opens one. */

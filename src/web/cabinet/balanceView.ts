@@ -1,7 +1,7 @@
 import type { MerchantBalance } from '../../services/balance.js';
 import { barChart, CHART_STYLES } from '../charts.js';
 import { html, type Html } from '../html.js';
-import { cabinetPage, utc } from './view.js';
+import { cabinetPage, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 const KIND_LABEL: Record<string, string> = { credit: 'Credit', reversal: 'Reversal', withdrawal: 'Withdrawal', adjustment: 'Adjustment' };

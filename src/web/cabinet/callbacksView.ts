@@ -1,5 +1,5 @@
 import { html, type Html } from '../html.js';
-import { cabinetPage, csrfInput, utc } from './view.js';
+import { cabinetPage, csrfInput, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 export interface FailingLine {

@@ -17,7 +17,9 @@ import { PasswordAgainForm, TwoFactorConfirmForm } from './forms.js';
 import { cab, str } from './common.js';
 import { CABINET } from './session.js';
 import { enrolPage, recoveryCodesPage, signInCodePage, twoFactorCard } from './twoFactorView.js';
-import { accountPage, messagePage, signInPage } from './view.js';
+import { accountPage } from './accountView.js';
+import { messagePage } from './layout.js';
+import { signInPage } from './publicView.js';
 
 /** An otpauth address as an SVG QR code (our own markup, no inline style). */
 const qrSvg = (uri: string) => QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

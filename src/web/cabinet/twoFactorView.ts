@@ -1,5 +1,5 @@
 import { html, raw, type Html } from '../html.js';
-import { cabinetPage, csrfInput, publicPage } from './view.js';
+import { cabinetPage, csrfInput, publicPage } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** Two-factor sign-in pages: the code step of sign-in, the account page's card, enrolment, recovery codes. */

@@ -1,0 +1,78 @@
+import { html, type Html, type Interpolation } from '../html.js';
+import { cabinetPage } from './layout.js';
+import type { CabinetRequest } from './session.js';
+
+/** The home page: the account's status, the getting-started checklist and a signed test call. */
+
+export interface HomeData {
+  progress: { hasDesk: boolean; hasOrder: boolean; hasDeliveredCallback: boolean; hasCompletedSandboxOrder: boolean };
+  firstDesk: { id: string; key: string } | null;
+  baseUrl: string;
+}
+
+function statusExplained(m: CabinetRequest['merchant']): Html {
+  if (m.status === 'Active') {
+    return html`<p><span class="badge ok">Active</span> Your account is approved: live orders are served${m.sandbox ? ' once you turn the sandbox off with us' : ''}.</p>`;
+  }
+  if (m.status === 'Blocked') {
+    return html`<p><span class="badge bad">Blocked</span> Your account is blocked: the API refuses new orders (MERCHANT_INACTIVE).${m.block_reason ? html` Reason: ${m.block_reason}.` : ''} Contact support to resolve it.</p>`;
+  }
+  return m.sandbox
+    ? html`<p><span class="badge warn">Under review</span> We are reviewing your business. Meanwhile the sandbox is on: integrate now with test orders; nothing you build changes when live payments open.</p>`
+    : html`<p><span class="badge warn">Under review</span> We are reviewing your business; orders are served once the account is approved.</p>`;
+}
+
+/**
+ * A signed GET of /gw/v1/methods that runs in any POSIX shell with openssl: the signing string is
+ * `{ts}.{nonce}.{METHOD}.{path}.{sha256 of body}` (API guide, "Signing").
+ */
+export function signedCurl(baseUrl: string, key: string, secret: string | null): string {
+  return [
+    `BASE='${baseUrl}'`,
+    `KEY='${key}'`,
+    `SECRET='${secret ?? 'paste the desk secret here'}'`,
+    `TS=$(date +%s); NONCE=$(openssl rand -hex 16); P=/gw/v1/methods`,
+    `BODY_SHA=$(printf '' | openssl dgst -sha256 -hex | sed 's/^.* //')`,
+    `SIGN=$(printf '%s' "$TS.$NONCE.GET.$P.$BODY_SHA" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.* //')`,
+    `curl -sS "$BASE$P" -H "X-Gate-Key: $KEY" -H "X-Gate-Ts: $TS" -H "X-Gate-Nonce: $NONCE" -H "X-Gate-Sign: $SIGN"`,
+  ].join('\n');
+}
+
+/** The same call with the Node.js SDK; the secret comes from the environment, never from source code. */
+export function nodeSnippet(baseUrl: string, key: string): string {
+  return [
+    `// Node.js 20+, with @paygate/sdk installed; run as an ES module (.mjs)`,
+    `import { Paygate } from '@paygate/sdk';`,
+    ``,
+    `const paygate = new Paygate({ baseUrl: '${baseUrl}', key: '${key}', secret: process.env.PAYGATE_SECRET });`,
+    `console.log(await paygate.methods());`,
+  ].join('\n');
+}
+
+export function homePage(c: CabinetRequest, d: HomeData): Html {
+  const p = d.progress;
+  const step = (done: boolean, text: Interpolation) => html`<li class="${done ? 'done' : ''}"><span class="step">${text}</span>${done ? html` <span class="badge ok">done</span>` : ''}</li>`;
+  return cabinetPage(
+    c,
+    'Home',
+    'home',
+    html`<h1>${c.merchant.name}</h1>
+<section class="card" aria-labelledby="status-h"><h2 id="status-h">Account</h2>${statusExplained(c.merchant)}</section>
+<section class="card" aria-labelledby="start-h"><h2 id="start-h">Get started</h2>
+<ol class="checklist">
+${step(p.hasDesk, html`<a href="/cabinet/desks#new-desk">Create a cash desk</a>: its method, rails, currencies and callback URL.`)}
+${step(p.hasDesk, 'Copy the desk key and secret: the secret is shown once, when the desk is created or its secret rotated.')}
+${step(p.hasOrder, html`Make a signed test call (below), then create an order with <code>POST /gw/v1/orders</code>.`)}
+${step(p.hasDeliveredCallback, 'Receive a callback: your callback URL answers 2xx to a signed event.')}
+${step(p.hasCompletedSandboxOrder, html`Simulate a payment on a sandbox order from <a href="/cabinet/orders">Orders</a>.`)}
+</ol></section>
+${d.firstDesk
+  ? html`<section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Signed test call</h2>
+<p>Asks what desk <a href="/cabinet/desks/${d.firstDesk.id}" class="mono">${d.firstDesk.id}</a> can take now. Paste the secret you copied at creation.</p>
+<pre tabindex="0"><code>${signedCurl(d.baseUrl, d.firstDesk.key, null)}</code></pre>
+<p>Or with the Node.js SDK, the secret in <code>PAYGATE_SECRET</code>:</p>
+<pre tabindex="0"><code>${nodeSnippet(d.baseUrl, d.firstDesk.key)}</code></pre></section>`
+  : ''}`,
+  );
+}
+
