@@ -303,7 +303,8 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
       const payed = await order(h, live);
       expect(payed.status).toBe('Created');
       await admin(h.app, 'POST', `/orders/${payed.id}/report-payment`, { payerReference: 'UTR1234567890' });
-      const late = await order(h, live);
+      // Another amount: a pool requisite takes one open order per amount, so a credit names one order.
+      const late = await order(h, live, { amount: 1200 });
       await admin(h.app, 'POST', `/orders/${late.id}/reject`);
       await h.ctx.db.query(`UPDATE orders SET payer_reference = 'UTR5550001' WHERE id = $1`, [late.id]);
 

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import type { Ctx } from '../../context.js';
+import { AppError } from '../../domain/errors.js';
+import { audited } from '../../services/audit.js';
+import * as office from '../../services/office.js';
+import { sendPage } from '../layout.js';
+import { seeOther } from '../session.js';
+import { formOf, withForm, type FormSchema } from '../forms.js';
+import type { Html } from '../html.js';
+import { off } from './session.js';
+import { isAdmin, messagePage, type Shell } from './ui.js';
+
+/**
+ * What every family of back-office routes uses: reading the path and query, the shell of a page,
+ * and the one way an action is taken (the operator API's service inside `audited()`, the operator
+ * as actor, then 303 to where its notice is shown).
+ */
+
+export const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name]!;
+export const query = (req: FastifyRequest) => req.query as Record<string, unknown>;
+export const str = (x: unknown, max = 200) => (typeof x === 'string' ? x.trim().slice(0, max) : '');
+
+/** Where an action's notice is read back: `?done=` names one of these, never free text. */
+const NOTICES: Record<string, string> = {
+  approved: 'Merchant approved: live providers serve it from now on.',
+  blocked: 'Merchant blocked: its orders answer MERCHANT_INACTIVE.',
+  unblocked: 'Merchant unblocked.',
+  withdrawn: 'Withdrawal recorded: the balance shrank by its amount.',
+  stopped: 'Desk stopped: its orders answer SHOP_STOPPED with the reason.',
+  resumed: 'Resumed.',
+  accepted: 'Appeal accepted: the order is completed and the merchant credited.',
+  rejected: 'Appeal rejected: the order is cancelled.',
+  confirmed: 'Payment confirmed: the order is completed and the merchant credited.',
+  paused: 'Provider paused: the cascade skips it.',
+  rate: 'Manual rate set: it takes precedence over the market.',
+  currency: 'Currency setting saved.',
+  sandbox: 'Sandbox setting changed.',
+  'rate-removed': 'Manual rate removed: the market rate applies again.',
+  'cap-added': 'Cap added.',
+  'cap-removed': 'Cap removed.',
+};
+export const doneOf = (req: FastifyRequest) => NOTICES[str(query(req).done, 20)] ?? null;
+
+/** A service detail ("amountUsd: must be …") as a sentence for a person. */
+export function sentence(detail: string | null): string {
+  if (!detail) return 'That is not possible now.';
+  return /[.!?]$/.test(detail) ? detail : `${detail}.`;
+}
+
+export async function shell(ctx: Ctx, req: FastifyRequest): Promise<Shell> {
+  return { o: off(req), counts: await office.queueCounts(ctx) };
+}
+
+/** The answer to a `support` operator posting an admin action. */
+export async function refuseSupport(ctx: Ctx, req: FastifyRequest, reply: FastifyReply) {
+  return sendPage(reply, 403, messagePage(await shell(ctx, req), 'Administrators only', 'This action is for administrators. Ask one to take it.'));
+}
+
+export interface Kit {
+  ctx: Ctx;
+  /** An action as `/admin/v1` takes it: the same service, audited in its transaction, actor = the operator. */
+  act<T>(req: FastifyRequest, action: string, objectId: string | null, fn: (c: Ctx) => Promise<T>, objectOf?: (r: T) => string | null): Promise<T>;
+  /** A POST only administrators may take, with its form: a support operator gets 403 before the form is looked at. */
+  adminPost(path: string, form: FormSchema, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>, o?: { invalid?: 'route' }): void;
+  /**
+   * An admin action on the object in the path: the form checked first (a refusal is a 400 page and
+   * no action), then the service in `audited()`, then 303 to where its notice is shown.
+   */
+  objectAction<F extends FormSchema>(
+    path: string,
+    action: string,
+    form: F,
+    fn: (c: Ctx, id: string, f: Static<F>) => Promise<unknown>,
+    back: (id: string, f: Static<F>) => string,
+    check?: (f: Static<F>) => string | null,
+  ): void;
+  /** Renders a page inside the shell (navigation with the queue counts). */
+  page(req: FastifyRequest, reply: FastifyReply, render: (s: Shell) => Html, status?: number): Promise<FastifyReply>;
+}
+
+export function kitFor(app: FastifyInstance, ctx: Ctx): Kit {
+  const act: Kit['act'] = (req, action, objectId, fn, objectOf) => audited(ctx, { actor: off(req).operator.id, action, objectId, objectOf }, fn);
+  const adminOnly = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!isAdmin(off(req))) return refuseSupport(ctx, req, reply);
+  };
+  const adminPost: Kit['adminPost'] = (path, form, handler, o = {}) => {
+    app.post(path, withForm(form, { preHandler: adminOnly, ...o }), handler);
+  };
+  const objectAction: Kit['objectAction'] = (path, action, form, fn, back, check) =>
+    adminPost(path, form, async (req, reply) => {
+      const id = param(req, 'id');
+      const f = formOf(req, form);
+      const problem = check?.(f);
+      if (problem) throw new AppError('VALIDATION_ERROR', problem);
+      await act(req, action, id, (c) => fn(c, id, f));
+      return seeOther(reply, back(id, f));
+    });
+  const page: Kit['page'] = async (req, reply, render, status = 200) => sendPage(reply, status, render(await shell(ctx, req)));
+  return { ctx, act, adminPost, objectAction, page };
+}

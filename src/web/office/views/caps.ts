@@ -1,0 +1,36 @@
+import { html, type Html } from '../../html.js';
+import { action, csrfInput, isAdmin, notice, officePage, table, utc, type Fn, type Shell } from '../ui.js';
+
+/** Turnover caps with what the current window of each already holds. */
+
+export function capsPage(s: Shell, caps: Fn<'capsWithUsage'>, done: string | null, error: string | null): Html {
+  const admin = isAdmin(s.o);
+  return officePage(
+    s,
+    'Turnover caps',
+    'caps',
+    html`<h1>Turnover caps</h1>${notice(done)}${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
+<p class="muted">Completed USD in the current calendar window (UTC) against each cap. A hard cap refuses orders that would cross it; a notify-only cap raises a notification.</p>
+${table(
+  'Turnover caps',
+  ['Scope', 'Window', 'Cap (USD)', 'Used (USD)', 'Kind', ...(admin ? [''] : [])],
+  caps.map(
+    (c) => html`<tr><td>${c.scope}${c.scopeId ? html` <span class="mono">${c.scopeId}</span>` : ''}</td><td>${c.window} from ${utc(c.windowStart)}</td><td class="num">${c.capUsd}</td>
+<td class="num">${c.usedUsd} <span class="muted">(${c.usedPercent} %)</span><meter min="0" max="100" value="${c.usedPercent}" aria-label="Share of the cap used">${c.usedPercent} %</meter></td><td>${c.notifyOnly ? 'notify only' : 'hard'}</td>
+${admin ? html`<td>${action(s.o, `/office/caps/${c.id}/remove`, 'Remove', { kind: 'danger' })}</td>` : ''}</tr>`,
+  ),
+  'No caps.',
+)}
+${admin
+  ? html`<section class="card" aria-labelledby="newcap-h"><h2 id="newcap-h">Add a cap</h2>
+<form class="stack" method="post" action="/office/caps">${csrfInput(s.o.csrf)}
+<label for="scope">Scope</label><select id="scope" name="scope"><option>platform</option><option>merchant</option><option>desk</option><option>provider</option></select>
+<label for="scopeId">Scope id (empty for the platform)</label><input type="text" id="scopeId" name="scopeId" maxlength="64">
+<label for="window">Window</label><select id="window" name="window"><option>hour</option><option selected>day</option><option>month</option></select>
+<label for="capUsd">Cap (USD)</label><input type="text" id="capUsd" name="capUsd" inputmode="decimal" required>
+<label class="check"><input type="checkbox" name="notifyOnly" value="true"> Notify only</label>
+<button type="submit">Add cap</button></form></section>`
+  : ''}`,
+  );
+}
+

@@ -1,0 +1,97 @@
+import { html, type Html } from '../../html.js';
+import { action, isAdmin, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
+import { decideForms, evidence } from './appeals.js';
+import { ordersTable } from './orders.js';
+
+/** The work queues, the most urgent first: merchants to review, open appeals, payments to confirm, orders to reconcile, failing callbacks. */
+
+export function reviewQueuePage(s: Shell, rows: Fn<'reviewQueue'>, done: string | null): Html {
+  const admin = isAdmin(s.o);
+  return officePage(
+    s,
+    'Merchants to review',
+    'review',
+    html`<h1>Merchants to review</h1>${notice(done)}
+<p class="muted">The longest waiting first. Approving opens live providers to the merchant.</p>
+${table(
+  'Merchants under review',
+  ['Merchant', 'Waiting since', 'Sandbox activity', ''],
+  rows.map(
+    (m) => html`<tr><td><a href="/office/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td>${utc(m.createdAt)}</td>
+<td>${m.desks} desks, ${m.sandboxOrders} sandbox orders, ${m.sandboxCompleted} completed</td>
+<td>${admin ? action(s.o, `/office/merchants/${m.id}/approve`, 'Approve') : html`<span class="muted">admin approves</span>`}</td></tr>`,
+  ),
+  'Nobody is waiting for review.',
+)}`,
+  );
+}
+
+export function appealQueuePage(s: Shell, page: Fn<'appealQueue'>, done: string | null): Html {
+  return officePage(
+    s,
+    'Open appeals',
+    'appeals',
+    html`<h1>Open appeals</h1>${notice(done)}
+<p class="muted">The nearest decision deadline first. Accepting completes the order and credits the merchant; rejecting cancels it.</p>
+${page.items.length === 0 ? html`<p class="muted empty">No open appeals.</p>` : ''}
+<ul class="queue">${page.items.map(
+      (a) => html`<li class="card${a.overdue ? ' overdue' : ''}" id="appeal-${a.id}">
+<h2><a href="/office/appeals/${a.id}">${a.id}</a> ${a.overdue ? html`<span class="badge bad">Overdue</span>` : html`<span class="badge warn">Open</span>`}</h2>
+<dl class="fields">
+<dt>Decide by</dt><dd>${utc(a.slaDueAt)}</dd>
+<dt>Order</dt><dd><a href="/office/orders/${a.orderId}">${a.orderId}</a>${a.orderRef ? html` (${a.orderRef})` : ''} · ${statusBadge(a.order.status)}</dd>
+<dt>Amount</dt><dd>${a.order.amount} ${a.order.currency} · ${usd(a.amount.value)}</dd>
+<dt>Merchant</dt><dd><a href="/office/merchants/${a.merchantId}">${a.merchantId}</a></dd>
+<dt>Reason</dt><dd>${a.reason ?? html`<span class="muted">none given</span>`}</dd>
+<dt>Evidence</dt><dd>${evidence(a)}</dd>
+</dl>
+${decideForms(s.o, a.id)}
+</li>`,
+    )}</ul>
+${page.hasMore && page.next ? html`<p class="pager"><a href="/office/queues/appeals?after=${page.next}">Next appeals</a></p>` : ''}`,
+  );
+}
+
+export function payedQueuePage(s: Shell, rows: Fn<'payedQueue'>, done: string | null): Html {
+  const admin = isAdmin(s.o);
+  return officePage(
+    s,
+    'Payments to confirm',
+    'payed',
+    html`<h1>Payments to confirm</h1>${notice(done)}
+<p class="muted">Pool orders the payer reported paid, the oldest report first. Confirm once the money is on the platform's account.</p>
+${ordersTable(s, 'Pool orders awaiting confirmation', rows, 'No payment waits for confirmation.', admin ? (o) => action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm', { fields: html`<input type="hidden" name="from" value="payed">` }) : undefined)}`,
+  );
+}
+
+export function reconcileQueuePage(s: Shell, rows: Fn<'reconcileQueue'>, done: string | null): Html {
+  const admin = isAdmin(s.o);
+  return officePage(
+    s,
+    'To reconcile',
+    'reconcile',
+    html`<h1>Cancelled orders to reconcile</h1>${notice(done)}
+<p class="muted">Live orders that were cancelled although a payment reference came for them, the oldest first. Confirm when the money did arrive: the order completes and the merchant is credited.</p>
+${ordersTable(s, 'Cancelled orders with a payment reference', rows, 'Nothing to reconcile.', admin ? (o) => action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm', { fields: html`<input type="hidden" name="from" value="reconcile">` }) : undefined)}`,
+  );
+}
+
+export function callbackQueuePage(s: Shell, rows: Fn<'callbackQueue'>): Html {
+  return officePage(
+    s,
+    'Failing callbacks',
+    'callbacks',
+    html`<h1>Failing callback endpoints</h1>
+<p class="muted">Endpoints with failed or retrying events in the last 7 days, the most failing first.</p>
+${table(
+  'Failing callback endpoints',
+  ['Desk', 'Endpoint', 'Failed', 'Retrying', 'Last event', 'Last error'],
+  rows.map(
+    (r) => html`<tr><td><a href="/office/desks/${r.deskId}">${r.deskId}</a><br><a class="muted" href="/office/merchants/${r.merchantId}">${r.merchantId}</a></td><td class="wrap mono">${r.url ?? '—'}</td>
+<td class="num">${r.failed}</td><td class="num">${r.retrying}</td><td>${utc(r.lastEventAt)}</td><td class="wrap">${r.lastError ?? ''}</td></tr>`,
+  ),
+  'Every endpoint is answering.',
+)}`,
+  );
+}
+
