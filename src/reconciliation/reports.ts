@@ -1,25 +1,13 @@
-/**
- * The day report of a pool provider (orders against money, per requisite) and a merchant's
- * statement of live money between two UTC days.
- */
+/** The day report of a pool provider: orders against money, per requisite. */
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import { dec, fmt2, fmt8 } from '../domain/money.js';
-import { isoSeconds } from '../domain/time.js';
-import { getMerchant } from '../store/merchants.js';
+import { dec, fmt2 } from '../domain/money.js';
 import { getProvider } from '../store/providers.js';
 import { utcDay } from '../providers/pool.js';
+import { parseDay } from '../services/merchantStatements.js';
 import * as store from './store.js';
 
 const DAY_MS = 86_400_000;
-
-/** A calendar date `YYYY-MM-DD` as the UTC day it names, or a VALIDATION_ERROR naming the field. */
-export function parseDay(v: string, field: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  const at = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
-  if (!m || !at || at.toISOString().slice(0, 10) !== v) throw new AppError('VALIDATION_ERROR', `${field}: must be a date YYYY-MM-DD`);
-  return at;
-}
 
 const today = (ctx: Ctx) => utcDay(ctx.clock.now()).start.toISOString().slice(0, 10);
 
@@ -62,40 +50,4 @@ export async function reconciliationReport(ctx: Ctx, providerId: string, date: s
     { requisite_id: null, orders_issued: 0, orders_completed: 0, completed_amount: '0', credits: 0, credits_amount: '0', matched: 0, unmatched: 0, completed_without_credit: 0 } as store.DayRow,
   );
   return { providerId, date: day, requisites: rows.filter((r) => r.requisite_id !== null).map(row), totals: row(totals) };
-}
-
-/** A statement covers at most this many days: a year and a day, so any calendar year fits. */
-const STATEMENT_MAX_DAYS = 366;
-
-const ENTRY_TYPE: Record<string, 'credit' | 'reversal' | 'withdrawal'> = { credit: 'credit', reversal: 'reversal', withdrawal: 'withdrawal' };
-
-/**
- * `GET /admin/v1/merchants/{id}/statement`: the live balance at the start of `from`, every live
- * ledger entry of the days `from` to `to` (both included, UTC) oldest first with the running
- * balance after it, and the balance at the end of `to`. Opening plus the entries is closing, by
- * construction; sandbox orders' entries are not live money and are left out.
- */
-export async function merchantStatement(ctx: Ctx, merchantId: string, query: { from?: string; to?: string }) {
-  const fromDay = query.from ?? today(ctx);
-  const toDay = query.to ?? today(ctx);
-  const from = parseDay(fromDay, 'from');
-  const to = parseDay(toDay, 'to');
-  if (to.getTime() < from.getTime()) throw new AppError('VALIDATION_ERROR', 'to: must not be before from');
-  if ((to.getTime() - from.getTime()) / DAY_MS >= STATEMENT_MAX_DAYS) throw new AppError('VALIDATION_ERROR', `to: a statement covers at most ${STATEMENT_MAX_DAYS} days`);
-  if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
-  const end = new Date(to.getTime() + DAY_MS);
-  const [opening, lines] = await Promise.all([store.liveOpeningBalance(ctx.db, merchantId, from), store.liveLedgerLines(ctx.db, merchantId, from, end)]);
-  let balance = dec(opening);
-  const entries = lines.map((l) => {
-    balance = balance.plus(l.amount);
-    return {
-      at: isoSeconds(l.created_at),
-      type: ENTRY_TYPE[l.kind] ?? (dec(l.amount).lt(0) ? 'reversal' : 'credit'),
-      orderId: l.order_id,
-      withdrawalId: l.withdrawal_id,
-      amountUsd: fmt8(l.amount),
-      balanceUsd: fmt8(balance),
-    };
-  });
-  return { merchantId, from: fromDay, to: toDay, currency: 'USD' as const, openingBalance: fmt8(opening), closingBalance: fmt8(balance), entries };
 }
