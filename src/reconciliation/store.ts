@@ -174,7 +174,8 @@ export interface DayRow {
 
 /**
  * One row per requisite of the provider for the UTC day [from, to): orders issued (placed, created
- * that day), orders completed that day with their amounts and how many of them without a credit,
+ * that day; an order is given its requisite within the cascade's 160 s of its creation, so the
+ * assignments of the day and the hour after bound the scan), orders completed that day with their amounts and how many of them without a credit,
  * and every credit received on the requisite that day with how many are matched and unmatched.
  * Credits on no known requisite come as one row whose requisite_id is null.
  */
@@ -182,7 +183,8 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
   const { rows } = await q.query<DayRow>(
     `WITH issued AS (
        SELECT a.requisite_id, count(*)::int AS n FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
-        WHERE a.provider_id = $1 AND o.placement = 'placed' AND o.created_at >= $2 AND o.created_at < $3 GROUP BY 1),
+        WHERE a.provider_id = $1 AND a.assigned_at >= $2 AND a.assigned_at < $3::timestamptz + interval '1 hour'
+          AND o.placement = 'placed' AND o.created_at >= $2 AND o.created_at < $3 GROUP BY 1),
      completed AS (
        SELECT a.requisite_id, count(*)::int AS n, sum(o.amount) AS amount,
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id))::int AS without_credit
