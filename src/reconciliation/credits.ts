@@ -312,8 +312,10 @@ export async function importStatement(ctx: Ctx, providerId: string, contentType:
   if (kind === null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the statement as application/xml (camt.053, camt.054) or text/csv');
   const read = await readStatement(body, kind);
   if (!read.ok) {
-    if (read.problem.kind === 'too-large') throw new AppError('PAYLOAD_TOO_LARGE', 'a statement is at most 50 MiB');
-    throw new AppError('STATEMENT_INVALID', read.problem.message);
+    const refusal = read.problem.kind === 'too-large' ? new AppError('PAYLOAD_TOO_LARGE', 'a statement is at most 50 MiB') : new AppError('STATEMENT_INVALID', read.problem.message);
+    // A refused file is in the audit trail too, like every refused operator action.
+    await insertAuditEntry(ctx.db, { at: new Date(ctx.clock.now()), actor, action: 'provider.statement', objectId: provider.id, outcome: refusal.code, detail: refusal.detail });
+    throw refusal;
   }
   const summary: StatementSummary = { entries: read.totals.entries, credits: read.totals.credits, duplicates: 0, matched: 0, unmatched: 0, skipped: read.totals.skipped };
   for (let i = 0; i < read.credits.length; i += STATEMENT_BATCH) {

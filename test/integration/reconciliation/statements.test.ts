@@ -116,6 +116,8 @@ describe('statement upload', () => {
       expect(json(res).fault.detail, body.slice(0, 80)).toMatch(detail);
     }
     expect(await creditCount()).toBe(before);
+    const audit = json(await admin(h.app, 'GET', `/audit?objectId=${p.id}`)).result.items;
+    expect(audit[0]).toMatchObject({ action: 'provider.statement', outcome: 'STATEMENT_INVALID' });
   });
 
   it('takes application/xml and text/csv only (415), for pool providers it knows (404, 400), with the operator token (401)', async () => {
