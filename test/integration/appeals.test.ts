@@ -156,7 +156,7 @@ describe('appeals', () => {
     });
 
     it('D17: Payed answers 409 ORDER_STILL_OPEN', async () => {
-      const o = await t.order(live);
+      const o = await t.order(live, { amount: 1001 }); // the pool holds one requisite, and 1000 is quarantined there by the test above
       expect((await admin(h.app, 'POST', `/orders/${o.id}/report-payment`, {})).statusCode).toBe(200);
       const res = await t.appeal(live, { orderId: o.id });
       expect(res.statusCode).toBe(409);
