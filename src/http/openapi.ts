@@ -4,7 +4,7 @@ import { documentedRouteSchema, finishDocument } from './openapiComponents.js';
 import { CallbackEvent } from './schemas/gateway.js';
 
 export const GATEWAY_SECURITY = [{ GateKey: [], GateTs: [], GateNonce: [], GateSign: [] }];
-export const ADMIN_SECURITY = [{ AdminToken: [] }];
+export { ADMIN_SECURITY } from './schemas/common.js';
 export const PROVIDER_SECURITY = [{ ProviderKey: [], ProviderTs: [], ProviderEventId: [], ProviderSign: [] }];
 
 const SIGNING = `Every \`/gw/v1\` request carries four headers. \`X-Gate-Sign\` is the hex HMAC-SHA256, keyed with the

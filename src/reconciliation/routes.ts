@@ -5,10 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TSchema } from 'typebox';
 import type { Ctx } from '../context.js';
-import type { ErrorCode } from '../domain/errors.js';
-import { routeSchema } from '../http/schemas/common.js';
+import { adminRouteSchema, IdParam, routeSchema } from '../http/schemas/common.js';
 import { sendError, sendOk } from '../server/errors.js';
 import { isJsonRequest, parseJsonBodyHook, type RawBody } from '../server/rawBody.js';
 import { audited } from '../services/audit.js';
@@ -19,38 +17,9 @@ import { createRequisite, listRequisites, patchRequisite } from './requisites.js
 import * as S from './schemas.js';
 import Type from 'typebox';
 
-const ADMIN_SECURITY = [{ AdminToken: [] }];
 const PROVIDER_SECURITY = [{ ProviderKey: [], ProviderTs: [], ProviderEventId: [], ProviderSign: [] }];
-const AUTH: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
+const doc = adminRouteSchema;
 
-interface Doc {
-  id: string;
-  summary: string;
-  ok: TSchema;
-  status?: number;
-  errors?: ErrorCode[];
-  body?: TSchema;
-  querystring?: TSchema;
-  params?: TSchema;
-  description?: string;
-}
-
-function doc<O extends Doc>(o: O) {
-  return routeSchema({
-    security: ADMIN_SECURITY,
-    tags: ['operators'],
-    operationId: o.id,
-    summary: o.summary,
-    description: o.description,
-    body: o.body,
-    querystring: o.querystring,
-    params: o.params,
-    ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
-    errors: [...AUTH, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
-  } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
-}
-
-const IdParam = (description: string) => Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048, description }) });
 const providerId = IdParam('`prv_` id');
 const merchantId = IdParam('`mer_` id');
 const limit = (q: { limit?: number }) => q.limit ?? 100;

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TSchema } from 'typebox';
 import type { Ctx } from '../../context.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { AppealStatus } from '../../domain/appealGuard.js';
@@ -12,43 +11,15 @@ import { orderCallbackLog, resendOrder } from '../../services/events.js';
 import { getOperatorOrder, listOperatorOrders } from '../../services/orders.js';
 import { createLimit, listLimitViews, listNotificationViews, removeLimit } from '../../services/turnover.js';
 import { sendOk } from '../../server/errors.js';
-import { ADMIN_SECURITY } from '../openapi.js';
 import * as A from '../schemas/admin.js';
-import { IdParam, routeSchema } from '../schemas/common.js';
+import { adminRouteSchema, IdParam } from '../schemas/common.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { audited, listAudit } from '../../services/audit.js';
 import { createOperator, createUser } from '../../services/accounts.js';
 import { recordWithdrawal } from '../../services/withdrawals.js';
 
-const AUTH: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
-
-interface Doc {
-  id: string;
-  summary: string;
-  ok: TSchema;
-  status?: number;
-  errors?: ErrorCode[];
-  body?: TSchema;
-  querystring?: TSchema;
-  params?: TSchema;
-  description?: string;
-}
-
-function doc<O extends Doc>(o: O) {
-  return routeSchema({
-    security: ADMIN_SECURITY,
-    tags: ['operators'],
-    operationId: o.id,
-    summary: o.summary,
-    description: o.description,
-    body: o.body,
-    querystring: o.querystring,
-    params: o.params,
-    ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
-    errors: [...AUTH, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
-  } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
-}
+const doc = adminRouteSchema;
 
 const merchantId = IdParam('`mer_` id');
 const deskId = IdParam('`dsk_` id');

@@ -185,3 +185,39 @@ export type RouteSchemaOf<D extends RouteDoc> = {
 };
 
 export const IdParam = (description: string) => Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048, description }) });
+
+export const ADMIN_SECURITY = [{ AdminToken: [] }];
+const ADMIN_AUTH_ERRORS: ErrorCode[] = ['ADMIN_AUTH_FAILED', 'PAYLOAD_TOO_LARGE'];
+
+/** An operator API route, as its file describes it: what the schema, the document and the error codes follow from. */
+export interface AdminRouteDoc {
+  id: string;
+  summary: string;
+  ok: TSchema;
+  status?: number;
+  errors?: ErrorCode[];
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  description?: string;
+}
+
+/**
+ * The route schema of an operator API route (`/admin/v1`): bearer-token security, the `operators`
+ * tag, the token's refusals, `VALIDATION_ERROR` when anything is read from the request, and the
+ * route's own codes.
+ */
+export function adminRouteSchema<O extends AdminRouteDoc>(o: O) {
+  return routeSchema({
+    security: ADMIN_SECURITY,
+    tags: ['operators'],
+    operationId: o.id,
+    summary: o.summary,
+    description: o.description,
+    body: o.body,
+    querystring: o.querystring,
+    params: o.params,
+    ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
+    errors: [...ADMIN_AUTH_ERRORS, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
+  } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
+}
