@@ -3,12 +3,16 @@ import type { Ctx } from '../context.js';
 import { assetRoutes } from './assets.js';
 import { handlePageError, registerForms } from './formGuard.js';
 import { cabinetRoutes } from './cabinet/routes.js';
+import type { OfficeExtensions } from './office/kit.js';
 import { officeRoutes } from './office/routes.js';
 import { payPageRoutes } from './pay/routes.js';
 import { sandboxBankRoutes } from './sandbox/bank.js';
 
-/** Every page people open in a browser, and the files those pages load. */
-export async function webRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
+/**
+ * Every page people open in a browser, and the files those pages load; `office` holds the back-office
+ * pages and navigation entries of rooms the pages do not import (src/app passes them).
+ */
+export async function webRoutes(app: FastifyInstance, ctx: Ctx, office: OfficeExtensions = {}): Promise<void> {
   // Form bodies are parsed in this scope only: the API keeps the raw bytes its signatures need.
   await registerForms(app);
   // A body refused while it was being read (too large even to read, malformed) answers a page too.
@@ -17,5 +21,5 @@ export async function webRoutes(app: FastifyInstance, ctx: Ctx): Promise<void> {
   payPageRoutes(app, ctx);
   sandboxBankRoutes(app, ctx);
   cabinetRoutes(app, ctx);
-  officeRoutes(app, ctx);
+  officeRoutes(app, ctx, office);
 }

@@ -9,7 +9,7 @@ import { seeOther } from '../session.js';
 import { formOf, withForm, type FormSchema } from '../forms.js';
 import type { Html } from '../html.js';
 import { off } from './session.js';
-import { isAdmin, messagePage, type Shell } from './ui.js';
+import { isAdmin, messagePage, type NavExtra, type Shell } from './ui.js';
 
 /**
  * What every family of back-office routes uses: reading the path and query, the shell of a page,
@@ -48,13 +48,41 @@ export function sentence(detail: string | null): string {
   return /[.!?]$/.test(detail) ? detail : `${detail}.`;
 }
 
-export async function shell(ctx: Ctx, req: FastifyRequest): Promise<Shell> {
-  return { o: off(req), counts: await office.queueCounts(ctx) };
+/**
+ * A navigation entry of a page family another room adds (src/app wires it): where it leads, in which
+ * group, and what it counts (a badge beside it, left out at zero), counted afresh for every page.
+ */
+export interface OfficeNavEntry {
+  label: string;
+  path: NavExtra['path'];
+  group: NavExtra['group'];
+  count?: (ctx: Ctx) => Promise<number>;
+}
+
+/**
+ * A family of back-office pages another room adds: registered inside the signed-in scope, so its
+ * routes have the session, the CSRF check, the two-factor gate and the office's error pages, and
+ * take admin actions through the kit like the office's own.
+ */
+export type OfficePageFamily = (app: FastifyInstance, kit: Kit) => void | Promise<void>;
+
+/** What other rooms add to the back office: their page families and navigation entries. */
+export interface OfficeExtensions {
+  pages?: readonly OfficePageFamily[];
+  nav?: readonly OfficeNavEntry[];
+}
+
+export async function shell(ctx: Ctx, req: FastifyRequest, nav: readonly OfficeNavEntry[] = []): Promise<Shell> {
+  const [counts, added] = await Promise.all([
+    office.queueCounts(ctx),
+    Promise.all(nav.map(async (e): Promise<NavExtra> => ({ label: e.label, path: e.path, group: e.group, count: e.count ? await e.count(ctx) : null }))),
+  ]);
+  return { o: off(req), counts, nav: added };
 }
 
 /** The answer to a `support` operator posting an admin action. */
-export async function refuseSupport(ctx: Ctx, req: FastifyRequest, reply: FastifyReply) {
-  return sendPage(reply, 403, messagePage(await shell(ctx, req), 'Administrators only', 'This action is for administrators. Ask one to take it.'));
+export async function refuseSupport(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, nav: readonly OfficeNavEntry[] = []) {
+  return sendPage(reply, 403, messagePage(await shell(ctx, req, nav), 'Administrators only', 'This action is for administrators. Ask one to take it.'));
 }
 
 export interface Kit {
@@ -77,12 +105,16 @@ export interface Kit {
   ): void;
   /** Renders a page inside the shell (navigation with the queue counts). */
   page(req: FastifyRequest, reply: FastifyReply, render: (s: Shell) => Html, status?: number): Promise<FastifyReply>;
+  /** The shell of a page: the operator, the queue counts, the added navigation entries with theirs. */
+  shell(req: FastifyRequest): Promise<Shell>;
+  /** The preHandler of an admin-only route: a `support` operator gets the 403 page. */
+  adminOnly(req: FastifyRequest, reply: FastifyReply): Promise<unknown>;
 }
 
-export function kitFor(app: FastifyInstance, ctx: Ctx): Kit {
+export function kitFor(app: FastifyInstance, ctx: Ctx, nav: readonly OfficeNavEntry[] = []): Kit {
   const act: Kit['act'] = (req, action, objectId, fn, objectOf) => audited(ctx, { actor: off(req).operator.id, action, objectId, objectOf }, fn);
   const adminOnly = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!isAdmin(off(req))) return refuseSupport(ctx, req, reply);
+    if (!isAdmin(off(req))) return refuseSupport(ctx, req, reply, nav);
   };
   const adminPost: Kit['adminPost'] = (path, form, handler, o = {}) => {
     app.post(path, withForm(form, { preHandler: adminOnly, ...o }), handler);
@@ -96,6 +128,6 @@ export function kitFor(app: FastifyInstance, ctx: Ctx): Kit {
       await act(req, action, id, (c) => fn(c, id, f));
       return seeOther(reply, back(id, f));
     });
-  const page: Kit['page'] = async (req, reply, render, status = 200) => sendPage(reply, status, render(await shell(ctx, req)));
-  return { ctx, act, adminPost, objectAction, page };
+  const page: Kit['page'] = async (req, reply, render, status = 200) => sendPage(reply, status, render(await shell(ctx, req, nav)));
+  return { ctx, act, adminPost, objectAction, page, shell: (req) => shell(ctx, req, nav), adminOnly };
 }

@@ -7,7 +7,7 @@ import { sendPage } from '../layout.js';
 import { enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts } from '../session.js';
 import { formOf, SignInCodeForm, SignInForm, withForm } from '../forms.js';
 import { handlePageError } from '../formGuard.js';
-import { kitFor, sentence, shell, str } from './kit.js';
+import { kitFor, sentence, str, type Kit, type OfficeExtensions } from './kit.js';
 import { OFFICE, officeSessionHook } from './session.js';
 import { messagePage } from './ui.js';
 import { codePage, signInPage } from './views/signIn.js';
@@ -28,7 +28,7 @@ import { tariffRoutes } from './routes/tariffs.js';
  * same service as its `/admin/v1` counterpart inside `audited()`, with the operator's id as actor,
  * so the action and its audit entry commit together.
  */
-export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
+export function officeRoutes(app: FastifyInstance, ctx: Ctx, extensions: OfficeExtensions = {}): void {
   app.get('/office/sign-in', async (req, reply) => sendPage(reply, 200, signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email: '', failed: false })));
 
   app.post('/office/sign-in', withForm(SignInForm), async (req, reply) => {
@@ -72,6 +72,7 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.register(async (signedIn) => {
+    const kit = kitFor(signedIn, ctx, extensions.nav ?? []);
     signedIn.addHook('preHandler', officeSessionHook(ctx));
     signedIn.addHook('preHandler', twoFactorGate(ctx));
     signedIn.setErrorHandler(async (err, req, reply) => {
@@ -79,11 +80,13 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx): void {
         const status = ERROR_STATUS[err.code];
         const title = status === 404 ? 'Not found' : status === 400 ? 'Check the form' : 'Not possible now';
         const message = status === 404 ? 'There is nothing here.' : sentence(err.detail);
-        return sendPage(reply, status === 404 || status === 400 ? status : 409, messagePage(await shell(ctx, req), title, message));
+        return sendPage(reply, status === 404 || status === 400 ? status : 409, messagePage(await kit.shell(req), title, message));
       }
       return handlePageError(err, req, reply);
     });
-    registerSignedIn(signedIn, ctx);
+    registerSignedIn(signedIn, kit);
+    // Other rooms' pages (src/app wires them) behind the same session, CSRF check and gate.
+    for (const family of extensions.pages ?? []) await family(signedIn, kit);
   });
 }
 
@@ -105,8 +108,7 @@ function twoFactorGate(ctx: Ctx) {
   };
 }
 
-function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
-  const kit = kitFor(app, ctx);
+function registerSignedIn(app: FastifyInstance, kit: Kit): void {
   accountRoutes(app, kit);
   queueRoutes(app, kit);
   merchantRoutes(app, kit);

@@ -13,11 +13,24 @@ import type { OfficeRequest } from './session.js';
 
 export type Fn<K extends keyof typeof office> = (typeof office)[K] extends (...a: never[]) => unknown ? Awaited<ReturnType<(typeof office)[K]>> : never;
 
-export type Section = 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'providers' | 'rates' | 'caps' | 'tariffs' | 'audit' | null;
+export type Section = 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'providers' | 'rates' | 'caps' | 'tariffs' | 'audit' | NavPath | null;
+
+/** The path of a navigation entry another room's page family adds: its pages name it as their section. */
+export type NavPath = `/office/${string}`;
+
+/** A navigation entry another room's page family adds (officeRoutes' extensions), with its count when it has one. */
+export interface NavExtra {
+  label: string;
+  path: NavPath;
+  group: 'queues' | 'objects';
+  count: number | null;
+}
 
 export interface Shell {
   o: OfficeRequest;
   counts: QueueCounts;
+  /** Entries other rooms' page families add to the navigation, with their counts. */
+  nav?: readonly NavExtra[];
 }
 
 export const isAdmin = (o: OfficeRequest) => o.operator.role === 'admin';
@@ -52,6 +65,8 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
   const c = s.counts;
   const link = (href: string, sec: Section, label: string, extra: Interpolation = '') =>
     html`<li><a href="${href}"${sec === section ? html` aria-current="page"` : ''}>${label}${extra}</a></li>`;
+  const added = (group: NavExtra['group']) =>
+    (s.nav ?? []).filter((e) => e.group === group).map((e) => link(e.path, e.path, e.label, e.count === null ? '' : count(e.count)));
   return document({
     lang: 'en',
     title: `${title} · Paygate back office`,
@@ -66,9 +81,9 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
 <nav class="side" aria-label="Back office">
 <ul>${link('/office', 'home', 'Dashboard')}</ul>
 <h2 class="nav-head">Queues</h2>
-<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}</ul>
+<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
 <h2 class="nav-head">Objects</h2>
-<ul>${link('/office/merchants', 'merchants', 'Merchants')}${link('/office/orders', 'orders', 'Orders')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/audit', 'audit', 'Audit trail')}</ul>
+<ul>${link('/office/merchants', 'merchants', 'Merchants')}${link('/office/orders', 'orders', 'Orders')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/audit', 'audit', 'Audit trail')}${added('objects')}</ul>
 </nav>
 <main id="main">
 ${body}
