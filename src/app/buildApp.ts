@@ -8,6 +8,7 @@ import { registerRawBodyParser } from '../server/rawBody.js';
 import type { HealthOptions } from '../services/health.js';
 import { apiRoutes } from '../http/api.js';
 import { adminAuthHook } from '../http/adminAuth.js';
+import { reconciliationOffice } from '../reconciliation/pages/index.js';
 import { reconciliationRoutes } from '../reconciliation/routes.js';
 import { webRoutes } from '../web/routes.js';
 import { schemaErrorFormatter, validatorCompiler } from '../server/schemaErrors.js';
@@ -121,7 +122,8 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     // The API and the pages are peers over the same services: neither imports the other.
     document = await apiRoutes(root, ctx, opts, API_VERSION);
     await root.register(reconciliationRoutes(ctx, { adminAuth: adminAuthHook(ctx) }));
-    await root.register(async (p) => webRoutes(p, ctx));
+    // The reconciliation room's pages join the back office; the pages never import that room.
+    await root.register(async (p) => webRoutes(p, ctx, reconciliationOffice));
   });
   return app as unknown as FastifyInstance;
 }

@@ -209,3 +209,46 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
   );
   return rows;
 }
+
+// ---- the back office's queue
+
+/** Credits in a status (the queue's count in the navigation: `credits_status_seq` answers it). */
+export async function countCredits(q: Queryable, status: CreditStatus): Promise<number> {
+  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM credits WHERE status = $1', [status]);
+  return rows[0]?.n ?? 0;
+}
+
+/** Unmatched credits per provider. */
+export async function unmatchedByProvider(q: Queryable): Promise<{ provider_id: string; n: number }[]> {
+  const { rows } = await q.query<{ provider_id: string; n: number }>(`SELECT provider_id, count(*)::int AS n FROM credits WHERE status = 'unmatched' GROUP BY provider_id`);
+  return rows;
+}
+
+/** Oldest first, keyset-paged by `seq`: a queue is worked from its oldest entry. */
+export async function listCreditsOldestFirst(q: Queryable, f: Omit<CreditFilter, 'beforeSeq'> & { afterSeq: number | null }): Promise<CreditRow[]> {
+  const { rows } = await q.query<CreditRow>(
+    `SELECT * FROM credits
+      WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR provider_id = $2) AND ($3::text IS NULL OR requisite_id = $3)
+        AND ($4::bigint IS NULL OR seq > $4)
+      ORDER BY seq LIMIT $5`,
+    [f.status, f.providerId, f.requisiteId, f.afterSeq, f.limit],
+  );
+  return rows;
+}
+
+export interface OrderBriefRow {
+  id: string;
+  amount: string;
+  currency: string;
+  status: string;
+  created_at: Date;
+  expires_at: Date;
+  merchant_id: string;
+}
+
+/** What a person weighs a credit's candidate orders by. */
+export async function orderBriefs(q: Queryable, ids: readonly string[]): Promise<OrderBriefRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await q.query<OrderBriefRow>('SELECT id, amount, currency, status, created_at, expires_at, merchant_id FROM orders WHERE id = ANY($1::text[])', [ids]);
+  return rows;
+}
