@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
+import { createHarness, json, signed, admin, type Harness } from '../helpers/harness.js';
+import { FormBrowser } from '../helpers/formBrowser.js';
+import { createTestDb } from '../helpers/db.js';
+import { generateVolume, nonEmptyReason, type VolumeResult } from '../../tools/volume/generate.js';
+import { parseVolumeArgs, UsageError } from '../../tools/volume/args.js';
+import { eventBody } from '../../src/services/orderViews.js';
+import { expireDueOrders } from '../../src/services/orderActions.js';
+import { startMockProvider, type MockProvider } from '../../tools/mock-provider.js';
+import type { OrderRow } from '../../src/store/orders.js';
+
+/*
+ * The volume tool on a small set (a few thousand orders), then the service on the result: every
+ * invariant the service keeps must hold, and the service must read, list, credit, call back and
+ * appeal the generated orders as its own.
+ */
+
+const ORDERS = 3000;
+const SEED = 7;
+
+let h: Harness;
+let mock: MockProvider;
+let v: VolumeResult;
+
+beforeAll(async () => {
+  h = await createHarness({ env: { OFFICE_REQUIRE_2FA: 'false' }, unlimitedOrders: true });
+  mock = await startMockProvider({ key: 'prv_key', secret: 'prv_secret', clock: h.clock });
+  v = await generateVolume(h.ctx.db, {
+    orders: ORDERS,
+    merchants: 12,
+    months: 12,
+    seed: SEED,
+    nowMs: h.clock.now(),
+    box: h.ctx.box,
+    scryptLog2N: 10,
+    providerBaseUrl: mock.url,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await mock?.close();
+  await h?.close();
+});
+
+const q = <T = Record<string, any>>(sql: string, params: unknown[] = []) => h.ctx.db.query<T>(sql, params).then((r) => r.rows);
+
+describe('volume tool: arguments', () => {
+  it('takes the options of the contract, with their defaults', () => {
+    expect(parseVolumeArgs(['--orders', '2000000'])).toEqual({ orders: 2_000_000, merchants: 100, months: 12, seed: 20_260_115 });
+    expect(parseVolumeArgs(['--orders=5000', '--merchants', '10', '--months', '3', '--seed', '1'])).toEqual({ orders: 5000, merchants: 10, months: 3, seed: 1 });
+  });
+
+  it('refuses what is not one of them, naming it', () => {
+    for (const [argv, word] of [
+      [[], '--orders is required'],
+      [['--orders', 'lots'], '--orders'],
+      [['--orders', '0'], '--orders'],
+      [['--orders', '1000', '--merchants', '1'], '--merchants'],
+      [['--orders', '1000', '--rows', '5'], '"--rows"'],
+      [['--orders', '1000', '--orders', '5'], 'twice'],
+      [['--orders'], 'needs a value'],
+    ] as const) {
+      expect(() => parseVolumeArgs(argv), JSON.stringify(argv)).toThrow(UsageError);
+      expect(() => parseVolumeArgs(argv)).toThrow(word);
+    }
+  });
+});
+
+describe('volume tool: the data', () => {
+  it('prints the large merchant, a desk of it, an operator, and samples spread over the period', () => {
+    expect(v.orders).toBe(ORDERS);
+    expect(v.merchant).toMatchObject({ email: expect.stringContaining('@'), deskKey: expect.stringMatching(/^shp_[0-9a-z]{26}$/), deskSecret: expect.stringMatching(/^sk_/) });
+    expect(v.operator.email).toContain('@');
+    expect(v.sampleOrderIds.length).toBeGreaterThanOrEqual(50);
+    expect(new Set(v.sampleOrderIds).size).toBe(v.sampleOrderIds.length);
+    expect(v.sampleOrderRefs.length).toBeGreaterThanOrEqual(50);
+    expect(v.samplePayerReferences).toHaveLength(100);
+    expect(v.days).toHaveLength(10);
+    for (const d of v.days) expect(d).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('gives the large merchant at least 40 % of the orders over at least 20 desks, over the whole period', async () => {
+    const [r] = await q<{ mine: number; all: number; desks: number; first: Date; last: Date }>(
+      `SELECT count(*) FILTER (WHERE merchant_id = $1)::int AS mine, count(*)::int AS all,
+              count(DISTINCT desk_id) FILTER (WHERE merchant_id = $1)::int AS desks, min(created_at) AS first, max(created_at) AS last FROM orders`,
+      [v.merchant.id],
+    );
+    expect(r!.all).toBe(ORDERS);
+    expect(r!.mine / r!.all).toBeGreaterThanOrEqual(0.4);
+    expect(r!.desks).toBeGreaterThanOrEqual(20);
+    expect(h.clock.now() - r!.first.getTime()).toBeGreaterThan(330 * 86_400_000);
+    expect(r!.last.getTime()).toBeLessThanOrEqual(h.clock.now());
+    // The sample ids are the printed desk's, and its orders are from the first months to the last.
+    const rows = await q<{ created_at: Date }>(`SELECT created_at FROM orders WHERE id = ANY($1::text[]) AND desk_id = $2 ORDER BY created_at`, [v.sampleOrderIds, v.merchant.deskId]);
+    expect(rows).toHaveLength(v.sampleOrderIds.length);
+    expect(rows.at(-1)!.created_at.getTime() - rows[0]!.created_at.getTime()).toBeGreaterThan(250 * 86_400_000);
+  });
+
+  it('has the status mix of a year: about 70 % completed, a quarter cancelled, 1 % appealed, the rest open from the last day', async () => {
+    const rows = await q<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM orders GROUP BY status`);
+    const share = (s: string) => (rows.find((r) => r.status === s)?.n ?? 0) / ORDERS;
+    expect(share('Completed')).toBeGreaterThan(0.62);
+    expect(share('Completed')).toBeLessThan(0.78);
+    expect(share('Canceled')).toBeGreaterThan(0.2);
+    expect(share('Canceled')).toBeLessThan(0.33);
+    const [open] = await q<{ n: number; oldest: Date | null }>(`SELECT count(*)::int AS n, min(created_at) AS oldest FROM orders WHERE status IN ('Created', 'Payed')`);
+    expect(open!.n).toBeGreaterThan(0);
+    expect(h.clock.now() - open!.oldest!.getTime()).toBeLessThanOrEqual(86_400_000);
+    const [appealed] = await q<{ n: number }>(`SELECT count(DISTINCT order_id)::int AS n FROM appeals`);
+    expect(appealed!.n / ORDERS).toBeGreaterThan(0.003);
+    expect(appealed!.n / ORDERS).toBeLessThan(0.03);
+  });
+
+  it('prices, charges and credits every order exactly as the service does', async () => {
+    const orders = await q<OrderRow>(`SELECT * FROM orders ORDER BY seq`);
+    for (const o of orders) {
+      expect(new Decimal(o.settled_amount).eq(new Decimal(o.amount).div(o.rate).toDecimalPlaces(8, Decimal.ROUND_HALF_UP)), o.id).toBe(true);
+      if (o.status !== 'Completed') {
+        expect(new Decimal(o.credited_amount).isZero(), o.id).toBe(true);
+        continue;
+      }
+      const commission = new Decimal(o.settled_amount).mul(o.commission_rate).div(100).toDecimalPlaces(8, Decimal.ROUND_HALF_UP);
+      expect(new Decimal(o.commission_amount).eq(commission), o.id).toBe(true);
+      expect(new Decimal(o.credited_amount).eq(new Decimal(o.settled_amount).minus(commission)), o.id).toBe(true);
+    }
+  });
+
+  it('balances the ledger: every merchant balance is the sum of its entries, never below zero, one credit per completed order', async () => {
+    const off = await q(
+      `SELECT m.id FROM merchants m LEFT JOIN (SELECT merchant_id, sum(amount) AS s FROM ledger_entries GROUP BY 1) l ON l.merchant_id = m.id
+        WHERE m.balance <> coalesce(l.s, 0) OR m.balance < 0`,
+    );
+    expect(off).toEqual([]);
+    const [c] = await q<{ completed: number; credits: number; credited: string; sum: string }>(
+      `SELECT (SELECT count(*)::int FROM orders WHERE status = 'Completed') AS completed,
+              (SELECT count(*)::int FROM ledger_entries WHERE kind = 'credit') AS credits,
+              (SELECT sum(credited_amount) FROM orders WHERE status = 'Completed') AS credited,
+              (SELECT sum(amount) FROM ledger_entries WHERE kind = 'credit') AS sum`,
+    );
+    expect(c!.credits).toBe(c!.completed);
+    expect(c!.sum).toBe(c!.credited);
+    const kinds = await q<{ kind: string }>(`SELECT DISTINCT kind FROM ledger_entries`);
+    expect(kinds.map((k) => k.kind).sort()).toEqual(['credit', 'reversal', 'withdrawal']);
+    expect(await q(`SELECT 1 FROM withdrawals w LEFT JOIN ledger_entries l ON l.kind = 'withdrawal' AND l.reason = w.reference AND l.amount = -w.amount_usd WHERE l.id IS NULL`)).toEqual([]);
+  });
+
+  it('keeps the daily ledger rollup the trigger keeps, and the turnover counters completion keeps', async () => {
+    const diff = await q(`
+      SELECT * FROM (
+        SELECT l.merchant_id, (l.created_at AT TIME ZONE 'UTC')::date AS day, coalesce(o.sandbox, false) AS sandbox,
+               coalesce(sum(o.settled_amount) FILTER (WHERE l.kind = 'credit'), 0) AS turnover, sum(l.amount) AS net, count(*) AS entries
+          FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id GROUP BY 1, 2, 3) x
+      FULL JOIN ledger_daily d USING (merchant_id, day, sandbox)
+      WHERE x.net IS DISTINCT FROM d.net OR x.turnover IS DISTINCT FROM d.turnover OR x.entries IS DISTINCT FROM d.entries`);
+    expect(diff).toEqual([]);
+    const counters = await q(`
+      SELECT * FROM (
+        SELECT date_trunc('month', finished_at, 'UTC') AS window_start, sum(settled_amount) AS usd FROM orders
+         WHERE status = 'Completed' AND NOT sandbox GROUP BY 1) x
+      FULL JOIN (SELECT window_start, completed_usd AS usd FROM turnover_counters WHERE scope = 'platform' AND win = 'month') c USING (window_start)
+      WHERE x.usd IS DISTINCT FROM c.usd`);
+    expect(counters).toEqual([]);
+  });
+
+  it('records every status change in the history, ending at the order as it stands', async () => {
+    const wrong = await q(`
+      SELECT o.id FROM orders o
+        LEFT JOIN LATERAL (SELECT to_status, sub_status, at FROM order_transitions t WHERE t.order_id = o.id ORDER BY t.id DESC LIMIT 1) t ON true
+       WHERE (o.status = 'Created' AND t.to_status IS NOT NULL)
+          OR (o.status <> 'Created' AND (t.to_status IS DISTINCT FROM o.status OR t.sub_status IS DISTINCT FROM o.sub_status OR t.at <> o.updated_at))`);
+    expect(wrong).toEqual([]);
+    const [bad] = await q<{ n: number }>(
+      `SELECT count(*)::int AS n FROM order_transitions t JOIN orders o ON o.id = t.order_id WHERE t.at < o.created_at OR t.at > $1`,
+      [new Date(h.clock.now())],
+    );
+    expect(bad!.n).toBe(0);
+  });
+
+  it('writes each callback with its exact body, numbered as written, with 1 to 3 attempts ending the way the event ended', async () => {
+    const events = await q<{ id: string; order_id: string; event: any; body: string; created_at: Date; state: string; attempts: number; finished_at: Date }>(
+      `SELECT * FROM outbox_events ORDER BY seq`,
+    );
+    expect(events.length).toBeGreaterThan(ORDERS * 0.9);
+    for (let k = 1; k < events.length; k++) expect(events[k]!.created_at.getTime()).toBeGreaterThanOrEqual(events[k - 1]!.created_at.getTime());
+    // The last event of a closed order states the order as it stands now, byte for byte.
+    const last = await q<OrderRow & { body: string; event: any; event_at: Date }>(
+      `SELECT o.*, e.body, e.event, e.created_at AS event_at FROM orders o
+         JOIN LATERAL (SELECT * FROM outbox_events x WHERE x.order_id = o.id ORDER BY x.seq DESC LIMIT 1) e ON true
+        WHERE o.status IN ('Completed', 'Canceled', 'Dispute')`,
+    );
+    for (const o of last) expect(o.body, o.id).toBe(eventBody(o, o.event, o.event_at.getTime()));
+    const mismatched = await q(`
+      SELECT e.id FROM outbox_events e
+        JOIN LATERAL (SELECT count(*)::int AS n, max(at) AS last_at, (array_agg(outcome ORDER BY attempt DESC))[1] AS last_outcome
+                        FROM callback_attempts a WHERE a.event_id = e.id) a ON true
+       WHERE a.n <> e.attempts OR a.n NOT BETWEEN 1 AND 3 OR a.last_at <> e.finished_at OR a.last_outcome <> e.state`);
+    expect(mismatched).toEqual([]);
+    const [retried] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM callback_attempts WHERE outcome = 'retry'`);
+    expect(retried!.n).toBeGreaterThan(0);
+  });
+
+  it('gives every disputed order its open appeal, every appeal its order, and the appeal guard its count', async () => {
+    const [d] = await q<{ disputed: number; open: number }>(
+      `SELECT (SELECT count(*)::int FROM orders WHERE status = 'Dispute') AS disputed, (SELECT count(*)::int FROM appeals WHERE status = 'Open') AS open`,
+    );
+    expect(d!.open).toBe(d!.disputed);
+    expect(await q(`SELECT a.id FROM appeals a JOIN orders o ON o.id = a.order_id WHERE (a.status = 'Open') <> (o.status = 'Dispute') OR a.amount <> o.settled_amount`)).toEqual([]);
+    expect(await q(`SELECT p.id FROM providers p WHERE p.paused_appeals <> ((SELECT count(*) FROM appeals a WHERE a.provider_id = p.id AND a.status = 'Open') >= 10)`)).toEqual([]);
+  });
+
+  it('refuses a database that holds data, before changing anything', async () => {
+    expect(await nonEmptyReason(h.ctx.db)).toMatch(/holds rows/);
+    const other = await createTestDb();
+    try {
+      expect(await nonEmptyReason(other.db)).toBeNull();
+    } finally {
+      await other.drop();
+    }
+    const before = await q<{ n: number }>(`SELECT count(*)::int AS n FROM orders`);
+    await expect(generateVolume(h.ctx.db, { orders: 100, merchants: 2, months: 1, seed: 1, nowMs: h.clock.now(), box: h.ctx.box, scryptLog2N: 10 })).rejects.toThrow(/holds rows/);
+    expect(await q(`SELECT count(*)::int AS n FROM orders`)).toEqual(before);
+  });
+
+  it('makes the same data from the same seed', async () => {
+    const make = async () => {
+      const t = await createTestDb();
+      const out = await generateVolume(t.db, { orders: 400, merchants: 3, months: 2, seed: SEED, nowMs: h.clock.now(), box: h.ctx.box, scryptLog2N: 10 });
+      const { rows } = await t.db.query<{ d: string }>(
+        `SELECT md5(string_agg(id || status || amount || settled_amount || created_at::text || coalesce(payer_reference, ''), ',' ORDER BY seq))
+                || md5((SELECT string_agg(id || body, ',' ORDER BY seq) FROM outbox_events)) AS d FROM orders`,
+      );
+      await t.drop();
+      return { out, digest: rows[0]!.d };
+    };
+    const [a, b] = [await make(), await make()];
+    expect(b).toEqual(a);
+  }, 120_000);
+});
+
+describe('the service on the generated data', () => {
+  const desk = () => ({ key: v.merchant.deskKey, secret: v.merchant.deskSecret });
+
+  it('reads the orders, the balance and the events feed over the signed API', async () => {
+    for (const id of [v.sampleOrderIds[0]!, v.sampleOrderIds.at(-1)!, v.sampleOrderRefs[3]!]) {
+      const res = await signed(h, desk(), `/gw/v1/orders/${id}`);
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const [m] = await q<{ balance: string }>(`SELECT balance FROM merchants WHERE id = $1`, [v.merchant.id]);
+    const bal = json(await signed(h, desk(), '/gw/v1/balance'));
+    expect(bal.result.available).toBe(m!.balance);
+    const ev = json(await signed(h, desk(), '/gw/v1/events'));
+    expect(ev.result.events.length).toBeGreaterThan(0);
+    for (const e of ev.result.events) expect(JSON.parse(e.body).id).toBe(e.orderId);
+  });
+
+  it('lets the merchant sign in and see its orders, balance, callbacks and appeals; the operator its back office', async () => {
+    const b = new FormBrowser(h.app);
+    await b.get('/cabinet/sign-in');
+    const signIn = await b.post('/cabinet/sign-in', [['email', v.merchant.email], ['password', v.merchant.password]]);
+    expect(signIn.statusCode, signIn.body.slice(0, 300)).toBe(303);
+    for (const url of ['/cabinet', '/cabinet/orders', `/cabinet/orders?desk=${v.merchant.deskId}`, '/cabinet/balance', '/cabinet/callbacks', '/cabinet/appeals', `/cabinet/orders/${v.sampleOrderIds[5]}`]) {
+      const res = await b.get(url);
+      expect(res.statusCode, `${url}: ${res.body.slice(0, 300)}`).toBe(200);
+    }
+    const csv = await b.get(`/cabinet/orders.csv?from=${v.days[9]}&to=${v.days[9]}T23:59:59Z`);
+    expect(csv.statusCode).toBe(200);
+    const o = new FormBrowser(h.app);
+    await o.get('/office/sign-in');
+    const op = await o.post('/office/sign-in', [['email', v.operator.email], ['password', v.operator.password]]);
+    expect(op.statusCode, op.body.slice(0, 300)).toBe(303);
+    for (const url of ['/office', '/office/orders', `/office/orders?q=${v.samplePayerReferences[0]}`, `/office/merchants/${v.merchant.id}`, '/office/queues/appeals', '/office/audit']) {
+      const res = await o.get(url);
+      expect(res.statusCode, `${url}: ${res.body.slice(0, 300)}`).toBe(200);
+    }
+    const found = await o.get(`/office/orders?q=${v.samplePayerReferences[7]}`);
+    const [withRef] = await q<{ id: string }>(`SELECT id FROM orders WHERE payer_reference = $1`, [v.samplePayerReferences[7]]);
+    expect(found.body).toContain(withRef!.id);
+  });
+
+  it('credits a paid order, decides an open appeal and expires an open order as its own, the ledger still balanced', async () => {
+    const [payed] = await q<{ id: string; merchant_id: string }>(`SELECT id, merchant_id FROM orders WHERE status = 'Payed' LIMIT 1`);
+    if (payed) {
+      const res = await admin(h.app, 'POST', `/orders/${payed.id}/confirm`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(json(res).result.status).toBe('Completed');
+    }
+    const [appeal] = await q<{ id: string }>(`SELECT id FROM appeals WHERE status = 'Open' LIMIT 1`);
+    if (appeal) {
+      const res = await admin(h.app, 'POST', `/appeals/${appeal.id}/accept`, { comment: 'found it' });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const [closed] = await q<{ id: string }>(`SELECT id FROM orders WHERE status = 'Canceled' AND cancel_reason = 'expired' ORDER BY seq DESC LIMIT 1`);
+    const opened = json(await signed(h, desk(), '/gw/v1/appeals', { body: JSON.stringify({ orderId: closed!.id, reason: 'paid late' }) }));
+    expect(opened.result?.status ?? opened, JSON.stringify(opened)).toBe('Open');
+    // A day later every open order has expired, with its callback event, as the worker does it.
+    h.clock.advance(86_400_000 + 60_000);
+    let n = 0;
+    for (let k; (k = await expireDueOrders(h.ctx, 500)) > 0; ) n += k;
+    expect(n).toBeGreaterThan(0);
+    expect(await q(`SELECT id FROM orders WHERE status = 'Created'`)).toEqual([]);
+    expect(
+      await q(`SELECT m.id FROM merchants m LEFT JOIN (SELECT merchant_id, sum(amount) AS s FROM ledger_entries GROUP BY 1) l ON l.merchant_id = m.id WHERE m.balance <> coalesce(l.s, 0)`),
+    ).toEqual([]);
+  });
+
+  it('creates new orders for the large merchant through its live providers', async () => {
+    const res = await signed(h, desk(), '/gw/v1/orders', { body: JSON.stringify({ amount: 1500, currency: 'RUB', rail: 'Sbp', orderRef: 'after-the-year-1' }) });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(json(res).result.payment).toBeTruthy();
+  });
+});
