@@ -18,11 +18,10 @@ import { confirmInTx } from '../services/orderActions.js';
 import { pageOf } from '../services/paging.js';
 import { insertAuditEntry } from '../store/audit.js';
 import type { Queryable } from '../store/db.js';
-import { getOrderById } from '../store/orders.js';
+import { getOrderById, type OrderRow } from '../store/orders.js';
 import { getProvider, type ProviderRow } from '../store/providers.js';
-import { requisitesByAccount } from '../store/requisites.js';
 import { normalizeAccount } from '../domain/requisites.js';
-import { CREATED_AFTER_MONEY_MS, matchCredit, type CreditTerms, type MatchableOrder } from './matching.js';
+import { CREATED_AFTER_MONEY_MS, matchCredit, NEAR_MAX, type CreditTerms, type MatchableOrder, type MatchOutcome } from './matching.js';
 import { bookingDateTime, positiveAmount } from './statements/fields.js';
 import { readStatement, statementKindOf, type StatementBody, type StatementCredit } from './statements/index.js';
 import * as store from './store.js';
@@ -35,7 +34,7 @@ export const FEED_MAX_BYTES = 1024 * 1024;
 /** A credit cannot have arrived more than 5 minutes in the sender's future (clock skew). */
 export const FUTURE_SKEW_MS = 5 * 60_000;
 /** Credits of one statement are recorded this many to a transaction. */
-const STATEMENT_BATCH = 200;
+const STATEMENT_BATCH = 500;
 
 export function creditView(c: store.CreditRow) {
   return {
@@ -94,65 +93,134 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
   matchedByCredit: r.matched_credit_id !== null,
 });
 
-/**
- * Matches a credit just recorded, inside its transaction. The orders that could win are locked
- * (in id order) before they are judged, and judged as they stand under the lock, so a competing
- * credit or an operator's confirmation on another instance is either seen or waits for us: an
- * order is never completed twice, and `credits.order_id` is unique besides.
- */
-async function settleCredit(q: Queryable, ctx: Ctx, c: store.CreditRow): Promise<store.CreditRow> {
-  const now = new Date(ctx.clock.now());
-  const requisiteIds = await requisitesByAccount(q, c.provider_id, normalizeAccount(c.account));
-  if (requisiteIds.length === 0) {
-    return store.setCreditOutcome(q, c.id, { status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: [] }, now);
-  }
-  const terms = termsOf(c);
-  const window = {
-    requisiteIds,
-    currency: c.currency,
-    createdBy: new Date(terms.receivedTo.getTime() + CREATED_AFTER_MONEY_MS),
-    expiresFrom: new Date(terms.receivedFrom.getTime() - lateMs(ctx)),
-  };
-  let orders = await store.ordersOnRequisites(q, window);
-  const contenders = orders.filter((o) => dec(o.amount).eq(c.amount) && o.status !== 'Completed' && o.matched_credit_id === null).map((o) => o.id);
-  if (contenders.length) {
-    await store.lockOrders(q, contenders);
-    orders = await store.ordersOnRequisites(q, window);
-  }
-  const outcome = matchCredit(terms, orders.map(matchable), lateMs(ctx));
-  if (!outcome.matched) {
-    return store.setCreditOutcome(q, c.id, { status: 'unmatched', reason: outcome.reason, requisiteId: requisiteIds[0], orderId: null, matchedBy: null, candidates: outcome.candidates }, now);
-  }
-  const won = orders.find((o) => o.id === outcome.orderId)!;
-  const order = (await getOrderById(q, won.id, { forUpdate: true }))!;
-  await confirmInTx(q, ctx, order);
-  const matched = await store.setCreditOutcome(q, c.id, { status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] }, now);
-  await insertAuditEntry(q, { at: now, actor: 'matcher', action: 'order.confirm', objectId: order.id, outcome: 'ok', detail: c.id });
-  ctx.log.info({ creditId: c.id, orderId: order.id, by: outcome.by }, 'credit matched');
-  return matched;
+interface Recorded {
+  credit: store.CreditRow;
+  duplicate: boolean;
 }
 
 /**
- * Records one credit and matches it, in the caller's transaction; a credit the provider already
- * sent (same source id) is answered as recorded, unchanged.
+ * Records credits and matches the new ones, in the caller's transaction, with the outcome each
+ * would have had alone, in list order: a credit matches the order its terms name (matching.ts), and
+ * an order won by an earlier credit of the list is matched already for the later ones. A credit
+ * the provider already sent (same source id, also earlier in the list) is answered as recorded,
+ * unchanged.
+ *
+ * A fixed number of statements for the whole list (record, requisites, orders of each amount, lock,
+ * read again under the lock, the winners' rows, outcomes), plus each won order's confirmation. The
+ * orders that could win are locked (in id order) before they are judged, and judged as they stand
+ * under the lock, so a competing credit or an operator's confirmation on another instance is either
+ * seen or waits for us: an order is never completed twice, and `credits.order_id` is unique besides.
  */
-export async function recordCredit(q: Queryable, ctx: Ctx, providerId: string, input: CreditInput, source: store.CreditSource): Promise<{ credit: store.CreditRow; duplicate: boolean }> {
-  const inserted = await store.insertCredit(q, {
-    id: newCreditId(),
-    providerId,
-    account: input.account,
-    amount: input.amount,
-    currency: input.currency,
-    receivedAt: input.receivedAt,
-    dateOnly: input.dateOnly,
-    payer: input.payer,
-    reference: input.reference,
-    source,
-    sourceId: input.sourceId,
-    at: new Date(ctx.clock.now()),
+export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.CreditSource): Promise<Recorded[]> {
+  const at = new Date(ctx.clock.now());
+  const fresh = inputs.map((input) => ({
+    id: newCreditId(), providerId, account: input.account, amount: input.amount, currency: input.currency, receivedAt: input.receivedAt,
+    dateOnly: input.dateOnly, payer: input.payer, reference: input.reference, source, sourceId: input.sourceId, at,
+  }));
+  const insertedById = new Map((await store.insertCredits(q, fresh)).map((c) => [c.id, c]));
+  const newOnes = fresh.map((f, i) => ({ i, row: insertedById.get(f.id) })).filter((x): x is { i: number; row: store.CreditRow } => x.row !== undefined);
+  const settled = await settleCredits(q, ctx, newOnes.map((x) => x.row));
+  const bySource = new Map(settled.map((c) => [c.source_id, c]));
+  const earlier = inputs.filter((input) => !bySource.has(input.sourceId)).map((input) => input.sourceId);
+  for (const c of await store.creditsBySources(q, providerId, [...new Set(earlier)])) bySource.set(c.source_id, c);
+  return inputs.map((input, i) => ({ credit: bySource.get(input.sourceId)!, duplicate: !insertedById.has(fresh[i].id) }));
+}
+
+/** Records one credit and matches it, in the caller's transaction (see `recordCredits`). */
+export async function recordCredit(q: Queryable, ctx: Ctx, providerId: string, input: CreditInput, source: store.CreditSource): Promise<Recorded> {
+  return (await recordCredits(q, ctx, providerId, [input], source))[0];
+}
+
+/** Matches credits just recorded, in list order, inside their transaction; answers them as they now stand. */
+async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[]): Promise<store.CreditRow[]> {
+  if (credits.length === 0) return [];
+  const now = new Date(ctx.clock.now());
+  const late = lateMs(ctx);
+  const providerId = credits[0].provider_id;
+  const requisitesOf = new Map<string, string[]>();
+  for (const r of await store.requisitesByAccounts(q, providerId, [...new Set(credits.map((c) => normalizeAccount(c.account)))])) {
+    requisitesOf.set(r.account, [...(requisitesOf.get(r.account) ?? []), r.requisite_id]);
+  }
+  const terms = credits.map(termsOf);
+  const probes: store.OrderProbe[] = [];
+  credits.forEach((c, k) => {
+    const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
+    if (!requisiteIds) return;
+    probes.push({
+      k, requisiteIds, currency: c.currency, amount: c.amount,
+      createdBy: new Date(terms[k].receivedTo.getTime() + CREATED_AFTER_MONEY_MS),
+      expiresFrom: new Date(terms[k].receivedFrom.getTime() - late),
+    });
   });
-  if (!inserted) return { credit: (await store.getCreditBySource(q, providerId, input.sourceId))!, duplicate: true };
-  return { credit: await settleCredit(q, ctx, inserted), duplicate: false };
+
+  // The orders of each credit's amount; those that could still win are locked, then all read again.
+  const groups = (rows: (store.MatchableOrderRow & { k: number })[]) => {
+    const m = new Map<number, store.MatchableOrderRow[]>();
+    for (const r of rows) m.set(r.k, [...(m.get(r.k) ?? []), r]);
+    return m;
+  };
+  let sameAmount = groups(await store.sameAmountOrders(q, probes));
+  const locked = new Map<string, OrderRow>();
+  const lock = async (ids: string[]) => {
+    for (const o of await store.lockedOrders(q, ids.filter((id) => !locked.has(id)))) locked.set(o.id, o);
+  };
+  const contenders = [...sameAmount.values()].flat().filter((o) => o.status !== 'Completed' && o.matched_credit_id === null).map((o) => o.id);
+  let outcomes: MatchOutcome[] = [];
+  if (contenders.length) {
+    await lock([...new Set(contenders)]);
+    sameAmount = groups(await store.sameAmountOrders(q, probes));
+  }
+  // Judged in list order: an order won by an earlier credit is matched for the later ones.
+  const judge = (near: Map<number, store.MatchableOrderRow[]>) => {
+    const wonBy = new Map<string, number>();
+    return credits.map((c, k) => {
+      const rows = [...(sameAmount.get(k) ?? []), ...(near.get(k) ?? [])];
+      const orders = rows.map(matchable).map((o) => {
+        const won = wonBy.get(o.id);
+        return won !== undefined && won < k ? { ...o, status: 'Completed', matchedByCredit: true } : o;
+      });
+      const outcome = matchCredit(terms[k], orders, late);
+      if (outcome.matched) wonBy.set(outcome.orderId, k);
+      return outcome;
+    });
+  };
+  for (;;) {
+    outcomes = judge(new Map());
+    // A winner not locked yet (an order given its requisite meanwhile): locked, and all judged again.
+    const unlocked = outcomes.flatMap((o) => (o.matched && !locked.has(o.orderId) ? [o.orderId] : []));
+    if (unlocked.length === 0) break;
+    await lock(unlocked);
+    sameAmount = groups(await store.sameAmountOrders(q, probes));
+  }
+  // No order of the amount: the orders of other amounts that still wait for money, for a person to look at.
+  const lonely = probes.filter((p) => {
+    const o = outcomes[p.k];
+    return !o.matched && o.reason === 'no order';
+  });
+  if (lonely.length) {
+    const claimed = outcomes.filter((o) => o.matched).length;
+    outcomes = judge(groups(await store.nearOrders(q, lonely, NEAR_MAX + claimed)));
+  }
+
+  const results: (store.CreditOutcome & { id: string; requisiteId: string | null })[] = [];
+  for (const [k, c] of credits.entries()) {
+    const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
+    const outcome = outcomes[k];
+    if (!requisiteIds) {
+      results.push({ id: c.id, status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: [] });
+    } else if (!outcome.matched) {
+      results.push({ id: c.id, status: 'unmatched', reason: outcome.reason, requisiteId: requisiteIds[0], orderId: null, matchedBy: null, candidates: outcome.candidates });
+    } else {
+      const order = locked.get(outcome.orderId)!;
+      const won = sameAmount.get(k)!.find((o) => o.id === order.id)!;
+      await confirmInTx(q, ctx, order);
+      await insertAuditEntry(q, { at: now, actor: 'matcher', action: 'order.confirm', objectId: order.id, outcome: 'ok', detail: c.id });
+      results.push({ id: c.id, status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] });
+      ctx.log.info({ creditId: c.id, orderId: order.id, by: outcome.by }, 'credit matched');
+    }
+  }
+  const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
+  return credits.map((c) => byId.get(c.id)!);
 }
 
 /** PostgreSQL's deadlock and serialization failures: the transaction did nothing and may simply run again. */
@@ -250,7 +318,8 @@ export type FeedResult =
 
 /**
  * `POST /providers/v1/{providerId}/credits`: the signature over the raw bytes first (401 whatever
- * the body), then the whole body (400), then each credit in a transaction of its own, in order. A
+ * the body), then the whole body (400), then the credits, recorded and matched in order in one
+ * transaction. A
  * credit already recorded answers `duplicate: true` with its current state; a retry of the whole
  * request is therefore safe.
  */
@@ -269,11 +338,11 @@ export async function receiveCreditFeed(ctx: Ctx, providerId: string, headers: R
     if (err instanceof AppError) return { ok: false, code: 'VALIDATION_ERROR', detail: err.detail ?? 'bad body' };
     throw err;
   }
-  const out: Extract<FeedResult, { ok: true }>['credits'] = [];
-  for (const item of items) {
-    const { credit, duplicate } = await txWithRetry(ctx, (q) => recordCredit(q, ctx, provider.id, item, 'feed'));
-    out.push({ transactionId: item.sourceId, creditId: credit.id, status: credit.status, orderId: credit.order_id, duplicate });
-  }
+  // One transaction for the request: a retry after a failure records the same credits again, once.
+  const recorded = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, items, 'feed'));
+  const out: Extract<FeedResult, { ok: true }>['credits'] = recorded.map(({ credit, duplicate }, i) => ({
+    transactionId: items[i].sourceId, creditId: credit.id, status: credit.status, orderId: credit.order_id, duplicate,
+  }));
   ctx.log.info({ providerId, eventId: verdict.eventId, credits: items.length, duplicates: out.filter((c) => c.duplicate).length }, 'credit feed received');
   return { ok: true, credits: out };
 }
@@ -320,17 +389,10 @@ export async function importStatement(ctx: Ctx, providerId: string, contentType:
   const summary: StatementSummary = { entries: read.totals.entries, credits: read.totals.credits, duplicates: 0, matched: 0, unmatched: 0, skipped: read.totals.skipped };
   for (let i = 0; i < read.credits.length; i += STATEMENT_BATCH) {
     const batch = read.credits.slice(i, i + STATEMENT_BATCH).map(creditFromStatement);
-    const results = await txWithRetry(ctx, async (q) => {
-      const r: { duplicate: boolean; status: store.CreditStatus }[] = [];
-      for (const c of batch) {
-        const { credit, duplicate } = await recordCredit(q, ctx, provider.id, c, 'statement');
-        r.push({ duplicate, status: credit.status });
-      }
-      return r;
-    });
+    const results = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, batch, 'statement'));
     for (const r of results) {
       if (r.duplicate) summary.duplicates++;
-      else if (r.status === 'matched') summary.matched++;
+      else if (r.credit.status === 'matched') summary.matched++;
       else summary.unmatched++;
     }
   }

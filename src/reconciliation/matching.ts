@@ -83,6 +83,6 @@ export function matchCredit(c: CreditTerms, orders: readonly MatchableOrder[], l
 }
 
 /** A requisite has at most maxOpenOrders open at a time; a list longer than this helps nobody. */
-const NEAR_MAX = 20;
+export const NEAR_MAX = 20;
 
 const ids = (os: readonly MatchableOrder[]) => os.map((o) => o.id);

@@ -5,6 +5,7 @@
  * assignments have their own store (src/store/requisites.ts).
  */
 import type { Queryable } from '../store/db.js';
+import type { OrderRow } from '../store/orders.js';
 
 // ---- credits
 
@@ -63,6 +64,73 @@ export async function insertCredit(q: Queryable, c: NewCredit): Promise<CreditRo
     [c.id, c.providerId, c.account, c.amount, c.currency, c.receivedAt, c.dateOnly, c.payer, c.reference, c.source, c.sourceId, c.at],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * Records credits as unmatched, in one statement, skipping those whose `(providerId, sourceId)` is
+ * recorded already (also earlier in the same list): the rows recorded now, in no particular order.
+ * Rows go in sorted by source id, so two transactions recording overlapping lists wait for each
+ * other in the same order. A concurrent transaction inserting the same pair makes this one wait
+ * for its outcome.
+ */
+export async function insertCredits(q: Queryable, cs: NewCredit[]): Promise<CreditRow[]> {
+  if (cs.length === 0) return [];
+  const items = [...cs]
+    .sort((a, b) => (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0))
+    .map((c, n) => ({
+      n,
+      id: c.id, provider_id: c.providerId, account: c.account, amount: c.amount, currency: c.currency, received_at: c.receivedAt.toISOString(),
+      date_only: c.dateOnly, payer: c.payer, reference: c.reference, source: c.source, source_id: c.sourceId, at: c.at.toISOString(),
+    }));
+  const { rows } = await q.query<CreditRow>(
+    `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id, status, created_at, updated_at)
+     SELECT i.id, i.provider_id, i.account, i.amount, i.currency, i.received_at, i.date_only, i.payer, i.reference, i.source, i.source_id, 'unmatched', i.at, i.at
+       FROM jsonb_to_recordset($1::jsonb) AS i(n int, id text, provider_id text, account text, amount numeric, currency text, received_at timestamptz,
+            date_only boolean, payer text, reference text, source text, source_id text, at timestamptz)
+      ORDER BY i.n
+     ON CONFLICT (provider_id, source_id) DO NOTHING RETURNING *`,
+    [JSON.stringify(items)],
+  );
+  return rows;
+}
+
+export async function creditsBySources(q: Queryable, providerId: string, sourceIds: string[]): Promise<CreditRow[]> {
+  if (sourceIds.length === 0) return [];
+  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE provider_id = $1 AND source_id = ANY($2::text[])', [providerId, sourceIds]);
+  return rows;
+}
+
+/**
+ * The requisites of the provider each account (normalised) names, active ones first, then oldest
+ * first: one row per account and requisite, in that order.
+ */
+export async function requisitesByAccounts(q: Queryable, providerId: string, accounts: string[]): Promise<{ account: string; requisite_id: string }[]> {
+  if (accounts.length === 0) return [];
+  const { rows } = await q.query<{ account: string; requisite_id: string }>(
+    `SELECT a.account, r.id AS requisite_id FROM requisite_accounts a JOIN requisites r ON r.id = a.requisite_id
+      WHERE a.provider_id = $1 AND a.account = ANY($2::text[]) ORDER BY a.account, (r.state = 'active') DESC, r.seq`,
+    [providerId, accounts],
+  );
+  return rows;
+}
+
+/**
+ * Records the outcomes of many credits in one statement; answers the credits as they now stand.
+ * Each outcome as in `setCreditOutcome`, with its requisite always given.
+ */
+export async function setCreditOutcomes(q: Queryable, os: (CreditOutcome & { id: string; requisiteId: string | null })[], at: Date): Promise<CreditRow[]> {
+  if (os.length === 0) return [];
+  const items = os.map((o) => ({
+    id: o.id, status: o.status, reason: o.reason, requisite_id: o.requisiteId, order_id: o.orderId, matched_by: o.matchedBy, candidates: o.candidates,
+  }));
+  const { rows } = await q.query<CreditRow>(
+    `UPDATE credits c SET status = i.status, reason = i.reason, requisite_id = i.requisite_id, order_id = i.order_id, matched_by = i.matched_by,
+            candidates = i.candidates, updated_at = $2
+       FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb)
+      WHERE c.id = i.id RETURNING c.*`,
+    [JSON.stringify(items), at],
+  );
+  return rows;
 }
 
 export async function getCreditBySource(q: Queryable, providerId: string, sourceId: string): Promise<CreditRow | null> {
@@ -150,6 +218,70 @@ export async function ordersOnRequisites(
       ORDER BY o.created_at, o.id`,
     [r.requisiteIds, r.currency, r.createdBy, r.expiresFrom],
   );
+  return rows;
+}
+
+/** What one credit asks of the orders: its requisites, currency and amount, and its window (see `ordersOnRequisites`). */
+export interface OrderProbe {
+  /** The caller's index of the credit, answered on each row. */
+  k: number;
+  requisiteIds: string[];
+  currency: string;
+  amount: string;
+  createdBy: Date;
+  expiresFrom: Date;
+}
+
+const probeJson = (ps: OrderProbe[]) =>
+  JSON.stringify(ps.map((p) => ({ k: p.k, requisite_ids: p.requisiteIds, currency: p.currency, amount: p.amount, created_by: p.createdBy.toISOString(), expires_from: p.expiresFrom.toISOString() })));
+const PROBES = `jsonb_to_recordset($1::jsonb) AS p(k int, requisite_ids text[], currency text, amount numeric, created_by timestamptz, expires_from timestamptz)`;
+
+/**
+ * For many credits in one statement: the placed orders of exactly each credit's amount issued its
+ * requisites in its currency within its window, whatever their status, each row with the credit's
+ * `k`; by credit, then oldest first. (The assignment's copy of the amount finds them by index.)
+ */
+export async function sameAmountOrders(q: Queryable, probes: OrderProbe[]): Promise<(MatchableOrderRow & { k: number })[]> {
+  if (probes.length === 0) return [];
+  const { rows } = await q.query<MatchableOrderRow & { k: number }>(
+    `SELECT p.k, o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
+            (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
+       FROM ${PROBES}
+       JOIN requisite_assignments a ON a.requisite_id = ANY(p.requisite_ids) AND a.amount = p.amount AND a.currency = p.currency AND a.expires_at >= p.expires_from
+       JOIN orders o ON o.id = a.order_id
+      WHERE o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount = p.amount
+      ORDER BY p.k, o.created_at, o.id`,
+    [probeJson(probes)],
+  );
+  return rows;
+}
+
+/**
+ * For many credits in one statement: up to `limit` placed orders of other amounts in each credit's
+ * window that still wait for money (not Completed, no credit), closest amount first, then oldest.
+ */
+export async function nearOrders(q: Queryable, probes: OrderProbe[], limit: number): Promise<(MatchableOrderRow & { k: number })[]> {
+  if (probes.length === 0) return [];
+  const { rows } = await q.query<MatchableOrderRow & { k: number }>(
+    `SELECT p.k, n.* FROM ${PROBES}
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
+          FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+         WHERE a.requisite_id = ANY(p.requisite_ids) AND a.currency = p.currency AND a.expires_at >= p.expires_from
+           AND o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount <> p.amount AND o.status <> 'Completed'
+           AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)
+         ORDER BY abs(o.amount - p.amount), o.created_at, o.id
+         LIMIT $2) n
+      ORDER BY p.k`,
+    [probeJson(probes), limit],
+  );
+  return rows;
+}
+
+/** Locks orders in id order and answers them as they now stand (a locked row is read at its latest version). */
+export async function lockedOrders(q: Queryable, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await q.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
   return rows;
 }
 
