@@ -35,6 +35,8 @@ export interface OrderRow {
   credited_amount: string;
   cancel_reason: string | null;
   payer_reference: string | null;
+  /** What the order is for, as the merchant described it (a payment link's description); null for API orders. */
+  description: string | null;
   created_at: Date;
   expires_at: Date;
   finished_at: Date | null;
@@ -46,9 +48,10 @@ export type OrderViewRow = Pick<
   OrderRow,
   | 'id' | 'order_ref' | 'amount' | 'currency' | 'rate' | 'settled_amount' | 'method' | 'rail' | 'status' | 'sub_status' | 'payment'
   | 'payer_reference' | 'commission_rate' | 'commission_amount' | 'credited_amount' | 'cancel_reason' | 'created_at' | 'expires_at' | 'finished_at'
+  | 'description'
 >;
 const ORDER_VIEW_COLUMNS = raw(`id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
-  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at`);
+  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at, description`);
 
 export interface NewOrder {
   id: string;
@@ -345,14 +348,15 @@ export interface OrderScope {
  */
 export async function findScopedOrder(q: Queryable, scope: OrderScope, idOrRef: string): Promise<OrderRow | null> {
   if (scope.deskId && !scope.merchantId) return findDeskOrder(q, scope.deskId, idOrRef);
-  const params = [idOrRef, scope.merchantId ?? null, scope.deskId ?? null];
-  const inScope = `($2::text IS NULL OR merchant_id = $2) AND ($3::text IS NULL OR desk_id = $3) AND placement = 'placed'`;
+  const merchantId = scope.merchantId ?? null;
+  const deskId = scope.deskId ?? null;
+  const inScope = sql`(${merchantId}::text IS NULL OR merchant_id = ${merchantId}) AND (${deskId}::text IS NULL OR desk_id = ${deskId}) AND placement = 'placed'`;
   if (idOrRef.startsWith('ord_')) {
-    const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE id = $1 AND ${inScope}`, params);
+    const { rows } = await query<OrderRow>(q, sql`SELECT * FROM orders WHERE id = ${idOrRef} AND ${inScope}`);
     if (rows[0]) return rows[0];
   }
   if (!scope.merchantId && !scope.deskId) return null;
-  const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE order_ref = $1 AND ${inScope} ORDER BY seq DESC LIMIT 1`, params);
+  const { rows } = await query<OrderRow>(q, sql`SELECT * FROM orders WHERE order_ref = ${idOrRef} AND ${inScope} ORDER BY seq DESC LIMIT 1`);
   return rows[0] ?? null;
 }
 
