@@ -3,6 +3,7 @@ import { barChart, CHART_STYLES } from '../charts.js';
 import { html, type Html } from '../html.js';
 import { cabinetPage, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
+import { statementForm } from './statement.js';
 
 const KIND_LABEL: Record<string, string> = { credit: 'Credit', reversal: 'Reversal', withdrawal: 'Withdrawal', adjustment: 'Adjustment' };
 
@@ -45,6 +46,7 @@ ${active.length === 0
 ${active.map((d) => html`<tr><th scope="row">${d.day}</th>${money(d.turnover)}${money(d.credits)}${money(d.reversals)}${money(d.withdrawals)}${money(d.net)}</tr>`)}
 </tbody></table></div>`}
 </section>
+${statementForm(b.days[0]?.day)}
 <section class="card" aria-labelledby="ledger-h"><h2 id="ledger-h">Ledger</h2>
 ${b.entries.length === 0
   ? html`<p class="muted">No entry yet: a completed order credits the balance.</p>`

@@ -15,6 +15,7 @@ import { cab, NOT_FOUND_CODES, query, sentence, str } from './common.js';
 import { accountRoutes } from './account.js';
 import { appealRoutes } from './appeals.js';
 import { balanceRoutes } from './balance.js';
+import { statementRoutes } from './statement.js';
 import { callbackRoutes } from './callbacks.js';
 import { deskRoutes } from './desks.js';
 import { orderRoutes } from './orders.js';
@@ -102,6 +103,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     orderRoutes(signedIn, ctx);
     await appealRoutes(signedIn, ctx);
     balanceRoutes(signedIn, ctx);
+    statementRoutes(signedIn, ctx);
     twoFactorRoutes(signedIn, ctx);
     callbackRoutes(signedIn, ctx);
   });

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import type { Ctx } from '../../context.js';
+import { merchantStatement } from '../../services/merchantStatements.js';
+import { html, type Html } from '../html.js';
+import { cab, query, str } from './common.js';
+import { csvCell } from './csv.js';
+
+/**
+ * The merchant's statement of live money as CSV (reconciliation contract, "Reports"):
+ * `GET /cabinet/statement.csv?from=YYYY-MM-DD&to=YYYY-MM-DD`, the same figures as
+ * `GET /admin/v1/merchants/{id}/statement`, from the same service. Sandbox money is never in it.
+ */
+
+export const STATEMENT_CSV_COLUMNS = ['at', 'type', 'orderId', 'withdrawalId', 'amountUsd', 'balanceUsd'] as const;
+
+type Statement = Awaited<ReturnType<typeof merchantStatement>>;
+
+/** A decimal we wrote ourselves is a number to a spreadsheet, never a formula: written as it is, sign included. */
+const cell = (v: string | null) => (v !== null && /^-?\d+(\.\d+)?$/.test(v) ? v : csvCell(v));
+
+/**
+ * UTF-8, a header row, CRLF line ends, RFC 4180 quoting. The first row is the `opening` balance at
+ * the start of `from` (00:00:00 UTC), the last the `closing` balance at the end of `to`; their
+ * `amountUsd` is empty, as they move no money. Opening plus the entries' amounts is closing.
+ */
+export function statementCsv(s: Statement): string {
+  const row = (at: string, type: string, orderId: string | null, withdrawalId: string | null, amountUsd: string | null, balanceUsd: string) =>
+    [at, type, orderId, withdrawalId, amountUsd, balanceUsd].map(cell).join(',');
+  const lines = [
+    STATEMENT_CSV_COLUMNS.join(','),
+    row(`${s.from}T00:00:00Z`, 'opening', null, null, null, s.openingBalance),
+    ...s.entries.map((e) => row(e.at, e.type, e.orderId, e.withdrawalId, e.amountUsd, e.balanceUsd)),
+    row(`${s.to}T23:59:59Z`, 'closing', null, null, null, s.closingBalance),
+  ];
+  return lines.join('\r\n') + '\r\n';
+}
+
+export function statementRoutes(app: FastifyInstance, ctx: Ctx): void {
+  app.get('/cabinet/statement.csv', async (req, reply) => {
+    const q = query(req);
+    const s = await merchantStatement(ctx, cab(req).merchant.id, { from: str(q.from, 10) || undefined, to: str(q.to, 10) || undefined });
+    return reply
+      .header('Content-Type', 'text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="statement-${s.from}-${s.to}.csv"`)
+      .header('Cache-Control', 'no-store')
+      .send(statementCsv(s));
+  });
+}
+
+/**
+ * The balance page's way to the statement: two UTC days (this month so far by default, `today`
+ * being the UTC day the page is read) and the download. A plain GET form: no script needed.
+ */
+export function statementForm(today: string | undefined): Html {
+  const from = today ? `${today.slice(0, 8)}01` : '';
+  return html`<section class="card" aria-labelledby="statement-h"><h2 id="statement-h">Statement</h2>
+<p class="hint">Live money only: the balance at the start of the first day, every credit, reversal and withdrawal, and the balance at the end of the last day (UTC days, both included, up to 366).</p>
+<form class="filters" method="get" action="/cabinet/statement.csv" id="statement-form">
+<label>From (UTC) <input type="date" name="from" value="${from}" max="${today ?? ''}" required></label>
+<label>To (UTC) <input type="date" name="to" value="${today ?? ''}" max="${today ?? ''}" required></label>
+<button type="submit">Download statement (CSV)</button>
+</form></section>`;
+}
