@@ -4,17 +4,25 @@ import type { Lang } from './i18n/index.js';
  * Display formatting for the payment page. Amounts arrive as decimal strings and stay strings:
  * Intl.NumberFormat formats a decimal string exactly (no float rounding on the way).
  */
+
+/**
+ * An amount as the page's language writes money: its digit grouping (Indian lakh and crore
+ * grouping for `hi`), decimal separator and currency placement, with the currency's own minor
+ * units (2 for RUB, INR, KZT, TRY, UZS; none for KRW), so "2 750,00 ₽" and "₩65,000". A fraction
+ * the currency's units cannot show (KRW 65000.50) is shown rather than rounded away: the page
+ * never shows an amount other than the one to pay.
+ */
 export function formatAmount(lang: Lang, amount: string, currency: string): string {
-  const fraction = amount.split('.')[1] ?? '';
-  const whole = /^0*$/.test(fraction);
+  const fraction = (amount.split('.')[1] ?? '').replace(/0+$/, '');
   try {
+    const own = new Intl.NumberFormat(lang, { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    const digits = Math.min(Math.max(own, fraction.length), 20);
     return new Intl.NumberFormat(lang, {
       style: 'currency',
       currency,
       currencyDisplay: 'narrowSymbol',
-      // "1 500 ₽" for a whole amount; kopecks and paise shown whenever there are any.
-      minimumFractionDigits: whole ? 0 : 2,
-      maximumFractionDigits: 2,
+      minimumFractionDigits: own,
+      maximumFractionDigits: digits,
     }).format(amount as unknown as number);
   } catch {
     return `${amount} ${currency}`;

@@ -54,6 +54,16 @@ describe('formatting', () => {
     expect(formatAmount('en', '90071992547409.93', 'USD')).toBe('$90,071,992,547,409.93');
   });
 
+  it('shows the currency’s own minor units, and never rounds a fraction it has no units for', () => {
+    expect(formatAmount('ru', '2750.00', 'RUB')).toBe('2\u00a0750,00\u00a0₽');
+    expect(formatAmount('en', '2750.00', 'RUB')).toBe('₽2,750.00');
+    expect(formatAmount('hi', '100000.00', 'INR')).toBe('₹1,00,000.00');
+    expect(formatAmount('en', '100000.00', 'INR')).toBe('₹100,000.00');
+    expect(formatAmount('tr', '1250.75', 'TRY')).toBe('₺1.250,75');
+    expect(formatAmount('kk', '45000.00', 'KZT')).toBe('45\u00a0000,00\u00a0₸');
+    expect(formatAmount('ko', '65000.50', 'KRW')).toBe('₩65,000.5');
+  });
+
   it('groups cards and IBANs by four and lays phones out per country', () => {
     expect(groupByFour('2200123456789012')).toBe('2200 1234 5678 9012');
     expect(groupByFour('TR330006100519786457841326')).toBe('TR33 0006 1005 1978 6457 8413 26');
@@ -68,7 +78,10 @@ describe('formatting', () => {
     expect(formatRemaining(-5)).toBe('0:00');
   });
 
-  it('builds the upi://pay link with encoded payee and name, the exact amount and INR', () => {
-    expect(upiLink('rahul.k12@okaxis', 'Rahul K.', '832.50')).toBe('upi://pay?pa=rahul.k12@okaxis&pn=Rahul%20K.&am=832.50&cu=INR');
+  it('builds the upi://pay link with encoded payee and name, the exact amount, INR, the note and the reference', () => {
+    expect(upiLink({ upiId: 'rahul.k12@okaxis', holder: 'Rahul K.', amount: '832.50', note: 'Order #7 & co', reference: 'ord_01ABC' })).toBe(
+      'upi://pay?pa=rahul.k12@okaxis&pn=Rahul%20K.&am=832.50&cu=INR&tn=Order%20%237%20%26%20co&tr=ord_01ABC',
+    );
+    expect(upiLink({ upiId: 'shop@upi', holder: null, amount: '10.00', note: 'ord_X', reference: 'ord_X' })).toBe('upi://pay?pa=shop@upi&am=10.00&cu=INR&tn=ord_X&tr=ord_X');
   });
 });
