@@ -75,6 +75,8 @@ export function showsPaymentDetails(status: OrderRow['status']): boolean {
 export function payPageView(o: OrderRow, merchantName: string | null) {
   return {
     id: o.id,
+    // The merchant's own reference: the customer's UPI app shows it as the payment's note (tn).
+    orderRef: o.order_ref,
     status: o.status,
     subStatus: o.sub_status,
     amount: fmt2(o.amount),

@@ -1,12 +1,14 @@
 import type { Ctx } from '../context.js';
-import { AppError, fail, ok, type Result } from '../domain/errors.js';
+import { ok, type Result } from '../domain/errors.js';
 import { getMerchant } from '../store/merchants.js';
 import { getOrderById } from '../store/orders.js';
 import { payPageView } from './orderViews.js';
-import { parsePayerReference, recordPayerReference } from './providerEvents.js';
+import { recordPayerReference } from './providerEvents.js';
 
 /** What the customer's payment page shows, as `GET /api/pay/{id}` answers it and the HTML page renders it. */
 export type PayPage = ReturnType<typeof payPageView>;
+
+export { PAYER_REFERENCE_RULES, payerReferenceRule, type PayerReferenceRule } from './providerEvents.js';
 
 /**
  * The payment page of one order, or null for an id that names no order the customer may see.
@@ -21,18 +23,13 @@ export async function getPayPage(ctx: Ctx, id: string): Promise<PayPage | null> 
 }
 
 /**
- * The customer reports the UTR of a Upi payment. A malformed reference, an unknown order, another
- * rail or a closed order are refusals the page shows, not failures.
+ * The customer reports the reference of a payment (the UTR of a Upi payment, the bank's
+ * reference on other rails). A reference that breaks its rail's rule, an unknown order or a paid
+ * one are refusals the page shows, not failures (`recordPayerReference` says which).
  */
 export async function reportPayerReference(ctx: Ctx, id: string, value: unknown): Promise<Result<PayPage>> {
-  const ref = parsePayerReference(value);
-  if (ref === null) return fail('VALIDATION_ERROR', 'payerReference: must be 1 to 64 letters and digits (a UPI UTR is 12 digits)');
-  try {
-    const o = await recordPayerReference(ctx, id, ref);
-    const merchant = await getMerchant(ctx.db, o.merchant_id);
-    return ok(payPageView(o, merchant?.name ?? null));
-  } catch (err) {
-    if (err instanceof AppError) return fail(err.code, err.detail);
-    throw err;
-  }
+  const recorded = await recordPayerReference(ctx, id, value);
+  if (!recorded.ok) return recorded;
+  const merchant = await getMerchant(ctx.db, recorded.value.merchant_id);
+  return ok(payPageView(recorded.value, merchant?.name ?? null));
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.js';
-import { AppError } from '../domain/errors.js';
+import { AppError, fail, ok, type Result } from '../domain/errors.js';
 import { verifyProviderMessage, type ProviderEvent } from '../providers/providerMessages.js';
 import { providerKind } from '../providers/registry.js';
 import { getProvider } from '../store/providers.js';
@@ -51,33 +51,70 @@ export async function applyProviderEvent(ctx: Ctx, providerId: string, eventId: 
 }
 
 /**
- * A UTR as the customer reports it on the payment page. UPI references are 12 digits in practice,
- * but some payer apps show longer or alphanumeric transaction ids, and a customer whose reference
- * is refused has no way to correct it; since the value is only a matching hint (never a status),
- * the rule is 1–64 ASCII letters and digits, surrounding whitespace trimmed, stored as given.
+ * The reference a customer reports for a payment, checked per rail before it is stored (web spec,
+ * "Payment page, in addition"). A UPI payment's UTR is exactly 12 digits: every UPI app shows it
+ * so, and a shorter or lettered value is a different number (a UPI transaction id, an app's own
+ * id) that matches nothing on the bank's statement. Other rails' receipts carry 4 to 40 ASCII
+ * letters, digits, `-` or `/` (SBP operation ids, card RRNs, EFT/FAST and Havale references).
+ * Surrounding whitespace is trimmed; the rest is stored as given.
  */
-export const PAYER_REFERENCE_PATTERN = /^[A-Za-z0-9]{1,64}$/;
+export const UTR_PATTERN = /^[0-9]{12}$/;
+export const BANK_REFERENCE_PATTERN = /^[A-Za-z0-9/-]{4,40}$/;
 
-export function parsePayerReference(value: unknown): string | null {
+/** Which rule a rail's reference follows: the UTR of `Upi`, or the bank reference of every other rail (and of methods without rails). */
+export type PayerReferenceRule = 'utr' | 'bankReference';
+
+export function payerReferenceRule(rail: string | null): PayerReferenceRule {
+  return rail === 'Upi' ? 'utr' : 'bankReference';
+}
+
+/** The refusal's wording, the same through the API and the page's form. */
+export const PAYER_REFERENCE_RULES: Record<PayerReferenceRule, string> = {
+  utr: 'a UPI UTR is exactly 12 digits',
+  bankReference: 'must be 4 to 40 letters, digits, "-" or "/"',
+};
+
+export function parsePayerReference(value: unknown, rail: string | null): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  return PAYER_REFERENCE_PATTERN.test(trimmed) ? trimmed : null;
+  const pattern = payerReferenceRule(rail) === 'utr' ? UTR_PATTERN : BANK_REFERENCE_PATTERN;
+  return pattern.test(trimmed) ? trimmed : null;
 }
 
 /**
- * The customer reports the UTR of a Upi payment: stored on an open (Created or Payed) order with
- * rail Upi, the latest report replacing an earlier one. The order row is locked, so a report never
- * lands on an order that closed in between.
+ * The customer reports the reference of a payment, on any rail. It is taken while the order is
+ * unpaid: `Created`, and `Canceled` (expired or cancelled: "I have paid", a late payment the
+ * platform's reconciliation looks for), the latest report replacing an earlier one. Once the
+ * order is paid (`Payed`, `Completed`, `Dispute`) the reference it was paid with stands, and a
+ * report is refused with the code a cancel gets in the same state. The state is judged before the
+ * value, since no value could be stored then. The order row is locked, so a report never lands on
+ * an order that was paid in between.
  */
-export async function recordPayerReference(ctx: Ctx, orderId: string, payerReference: string): Promise<OrderRow> {
+export async function recordPayerReference(ctx: Ctx, orderId: string, value: unknown): Promise<Result<OrderRow>> {
   return ctx.db.tx(async (q) => {
     const o = orderId.startsWith('ord_') ? await getOrderById(q, orderId, { forUpdate: true }) : null;
-    if (!o) throw new AppError('ORDER_NOT_FOUND', 'no such order');
-    if (o.rail !== 'Upi') throw new AppError('INVALID_TRANSITION', 'a payer reference is reported only for rail Upi');
-    if (o.status !== 'Created' && o.status !== 'Payed') throw new AppError('INVALID_TRANSITION', `the order is ${o.status}; a payer reference is taken only while it is open`);
+    if (!o) return fail('ORDER_NOT_FOUND', 'no such order');
+    switch (o.status) {
+      case 'Payed':
+        return fail('ORDER_ALREADY_PAID', `order ${o.id} is paid and waiting for confirmation; its payer reference can no longer be changed`);
+      case 'Completed':
+        return fail('ORDER_ALREADY_COMPLETED', `order ${o.id} is completed; its payer reference can no longer be changed`);
+      case 'Dispute':
+        return fail('ORDER_IN_DISPUTE', `order ${o.id} has an open appeal; its payer reference can no longer be changed`);
+      case 'Created':
+      case 'Canceled':
+        break;
+      default: {
+        // A new status must say here whether it takes a reference.
+        const unhandled: never = o.status;
+        throw new Error(`payer reference on an order in status ${String(unhandled)}`);
+      }
+    }
+    const ref = parsePayerReference(value, o.rail);
+    if (ref === null) return fail('VALIDATION_ERROR', `payerReference: ${PAYER_REFERENCE_RULES[payerReferenceRule(o.rail)]}`);
     const now = new Date(ctx.clock.now());
-    await setPayerReference(q, o.id, payerReference, now);
-    return { ...o, payer_reference: payerReference, updated_at: now };
+    await setPayerReference(q, o.id, ref, now);
+    return ok({ ...o, payer_reference: ref, updated_at: now });
   });
 }
 

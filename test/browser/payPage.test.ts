@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueOrders } from '../../src/services/orderActions.js';
 import { formatAmount } from '../../src/web/format.js';
-import { admin, signed } from '../helpers/harness.js';
+import { admin, json, signed } from '../helpers/harness.js';
 import { axeViolations, CASES, createOrder, decodeQr, deskFor, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
 
 /*
@@ -51,6 +51,23 @@ async function commonChecks(page: Page, seen: ReturnType<typeof watch>) {
   expect(seen.requests.filter((u) => !u.startsWith(h.origin)), 'no request leaves the origin').toEqual([]);
   expect(seen.problems, 'no CSP violation or script error').toEqual([]);
   expect(await axeViolations(page)).toEqual([]);
+  expect(await sideways(page), 'no sideways scroll').toBe(false);
+  // every value with a copy button, and every reference shown, is set in a monospace face
+  const fonts = await page.evaluate(() =>
+    [...document.querySelectorAll('button.copy')].map((b) => getComputedStyle(b.parentElement!.querySelector('.value')!).fontFamily)
+      .concat([...document.querySelectorAll('.mono')].map((e) => getComputedStyle(e).fontFamily)),
+  );
+  for (const f of fonts) expect(f).toMatch(/mono/i);
+}
+
+/** What the page reports while it answers a refused form with `status`: the browser logs that status as an error. */
+function answeredWith(seen: ReturnType<typeof watch>, status: number): ReturnType<typeof watch> {
+  return { ...seen, problems: seen.problems.filter((p) => !p.includes(`status of ${status}`)) };
+}
+
+/** The page is wider than the window: it scrolls sideways. */
+async function sideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth || document.body.scrollWidth > window.innerWidth);
 }
 
 const KEYS = ['card', 'phone', 'account', 'iban', 'upiId', 'holder', 'bank'] as const;
@@ -94,11 +111,19 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
             if (c.name !== 'Counterparty') expect(await decodeQr(page, '.qr svg')).toBe(o.payment.url);
           }
           if (c.name.includes('Upi')) {
-            const link = `upi://pay?pa=${o.payment.upiId}&pn=${encodeURIComponent(o.payment.holder)}&am=${o.amount}&cu=INR`;
+            // the button that opens the UPI app beside the QR code, both the same link: note (tn) and reference (tr) included
+            const link = `upi://pay?pa=${o.payment.upiId}&pn=${encodeURIComponent(o.payment.holder)}&am=${o.amount}&cu=INR&tn=${o.id}&tr=${o.id}`;
+            expect(await page.locator('#upi-link').isVisible()).toBe(true);
+            expect(await page.locator('#upi-link').getAttribute('href')).toBe(link);
             expect(await decodeQr(page, '.qr svg')).toBe(link);
             expect(link).toContain('&am=832.50&');
-            expect(await page.locator('input[name=payerReference]').isVisible()).toBe(true);
+            expect(await page.locator('#amount').textContent()).toBe('₹832.50');
+          } else {
+            expect(await page.locator('#upi-link').count()).toBe(0);
           }
+          // every rail's page takes the payment's reference, and names the order
+          expect(await page.locator('input[name=payerReference]').isVisible()).toBe(true);
+          expect(await page.locator('#order-id').textContent()).toBe(o.id);
           await commonChecks(page, seen);
           await screenshot(page, `open-${c.name}-${label}`);
         } finally {
@@ -162,10 +187,9 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
       const { context, page } = await open(`/pay/${o.id}?lang=en`, { js });
       try {
         await page.fill('input[name=payerReference]', 'not a utr!');
-        // the browser's own pattern check would stop the form: post it as a customer's old browser would
-        await page.evaluate(() => document.querySelector('form')!.setAttribute('novalidate', ''));
         await page.click('.utr button[type=submit]');
-        expect(await page.locator('#utr-error').textContent()).toContain('letters and digits');
+        expect(await page.locator('#utr-error').textContent()).toContain('exactly 12 digits');
+        expect(await page.inputValue('input[name=payerReference]')).toBe('not a utr!');
         const utr = js ? '412345678901' : '412345678902';
         await page.fill('input[name=payerReference]', utr);
         await page.click('.utr button[type=submit]');
@@ -173,6 +197,132 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
         expect(await page.locator('#utr-reported').textContent()).toContain(utr);
         expect(page.url()).toBe(`${h.origin}/pay/${o.id}?lang=en`);
         await screenshot(page, `utr-reported-${js ? 'js' : 'nojs'}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, SLOW);
+
+  it('takes a reference on every rail: the rail’s rule in the page’s language, the value kept, then the one on record', async () => {
+    const o = await createOrder(h, CASES[0]!);
+    const cases = [
+      { lang: 'ru', js: true, viewport: PHONE, rule: 'от 4 до 40 латинских букв', recorded: 'Сохранённый номер операции', ref: 'A4-0012/77' },
+      { lang: 'tr', js: false, viewport: DESKTOP, rule: '4 ila 40 Latin harf', recorded: 'Kayıtlı ödeme referansı', ref: 'B5-0013/78' },
+    ] as const;
+    for (const c of cases) {
+      const { context, page, seen } = await open(`/pay/${o.id}?lang=${c.lang}`, { js: c.js, viewport: c.viewport });
+      try {
+        await page.fill('input[name=payerReference]', 'ab cd');
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-error');
+        expect(await page.locator('#utr-error').textContent()).toContain(c.rule);
+        expect(await page.inputValue('input[name=payerReference]')).toBe('ab cd');
+        expect(await page.getAttribute('input[name=payerReference]', 'aria-invalid')).toBe('true');
+        if (c.js) await commonChecks(page, answeredWith(seen, 400));
+        await screenshot(page, `reference-invalid-${c.lang}-${c.js ? 'phone' : 'desktop-nojs'}`);
+        await page.fill('input[name=payerReference]', ` ${c.ref} `);
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-reported');
+        expect(await page.locator('#utr-reported').textContent()).toContain(`${c.recorded}: ${c.ref}`);
+        expect(page.url()).toBe(`${h.origin}/pay/${o.id}?lang=${c.lang}`);
+        await screenshot(page, `reference-recorded-${c.lang}-${c.js ? 'phone' : 'desktop-nojs'}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, SLOW);
+
+  it('an expired order’s page names the order with a copy button, takes a late reference and never shows the details again', async () => {
+    const upi = CASES.find((c) => c.name.includes('Upi'))!;
+    const o = await createOrder(h, upi, { lifetimeMinutes: 5, amount: 123456.5 });
+    h.clock.advance(6 * 60_000);
+    await expireDueOrders(h.ctx, 100);
+    const cases = [
+      { lang: 'en', viewport: PHONE, title: 'I have paid', recorded: 'UTR on record: 412345678901', utr: '412345678901' },
+      { lang: 'hi', viewport: DESKTOP, title: 'मैंने भुगतान कर दिया है', recorded: 'दर्ज UTR: 512345678901', utr: '512345678901' },
+    ] as const;
+    for (const c of cases) {
+      const { context, page, seen } = await open(`/pay/${o.id}?lang=${c.lang}`, { viewport: c.viewport });
+      try {
+        await page.waitForSelector('.state-expired');
+        expect(await page.locator('#order-id').textContent()).toBe(o.id);
+        expect(await page.locator('#order-id').isVisible()).toBe(true);
+        expect(await page.locator('#amount').textContent()).toBe(formatAmount(c.lang, '123456.50', 'INR'));
+        if (c.lang === 'hi') expect(await page.locator('#amount').textContent()).toBe('₹1,23,456.50');
+        for (const gone of ['#upi-link', '.qr', '.details', '[id^=detail-]']) expect(await page.locator(gone).count(), gone).toBe(0);
+        const content = await page.content();
+        for (const secret of [o.payment.upiId, o.payment.holder, 'upi://']) expect(content).not.toContain(secret);
+        expect(await page.locator('#utr-h').textContent()).toBe(c.title);
+        if (c.lang === 'en') {
+          await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.origin });
+          await page.locator('.order-id button.copy').click();
+          await expect.poll(() => page.locator('.order-id button.copy').textContent()).toBe('Copied');
+          expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(o.id);
+        }
+        await commonChecks(page, seen);
+        await screenshot(page, `expired-reference-${c.lang}-${c.viewport === PHONE ? 'phone' : 'desktop'}`);
+        await page.fill('input[name=payerReference]', c.utr);
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-reported');
+        expect(await page.locator('#utr-reported').textContent()).toContain(c.recorded);
+        expect(await page.locator('.state-expired').isVisible()).toBe(true);
+        await commonChecks(page, watch(page));
+        await screenshot(page, `expired-recorded-${c.lang}-${c.viewport === PHONE ? 'phone' : 'desktop'}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, SLOW);
+
+  it('a cancelled order’s page takes a late reference, and a customer who starts on the form is not moved on to failUrl', async () => {
+    const failUrl = `${h.origin}/healthz?shop=failed`;
+    const c = CASES[1]!;
+    const o = await createOrder(h, c, { failUrl });
+    const cancelled = await signed(h, await deskFor(h, c), `/gw/v1/orders/${o.id}/cancel`, { method: 'POST', body: '{}' });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    for (const [lang, viewport, recorded] of [['kk', PHONE, 'Сақталған операция нөмірі: 7741-99'], ['az', DESKTOP, 'Qeydə alınmış əməliyyat nömrəsi: 7741-99']] as const) {
+      const { context, page, seen } = await open(`/pay/${o.id}?lang=${lang}`, { viewport, fakeTimers: true });
+      try {
+        await page.waitForSelector('.state-cancelled');
+        expect(await page.locator('#order-id').textContent()).toBe(o.id);
+        expect(await page.locator('[id^=detail-]').count()).toBe(0);
+        expect(await page.content()).not.toContain(o.payment.card);
+        expect(await page.locator('#amount').textContent()).toBe(formatAmount(lang, o.amount, 'RUB'));
+        await commonChecks(page, seen);
+        await screenshot(page, `cancelled-reference-${lang}-${viewport === PHONE ? 'phone' : 'desktop'}`);
+        await page.focus('input[name=payerReference]');
+        await page.clock.runFor(15_000);
+        expect(page.url()).toBe(`${h.origin}/pay/${o.id}?lang=${lang}`);
+        await page.fill('input[name=payerReference]', '7741-99');
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-reported');
+        expect(await page.locator('#utr-reported').textContent()).toContain(recorded);
+      } finally {
+        await context.close();
+      }
+    }
+  }, SLOW);
+
+  it('a reference sent after the order was paid is refused, and the page says so in its language', async () => {
+    for (const [lang, viewport, said] of [['tr', PHONE, 'bu sipariş zaten ödendi'], ['ko', DESKTOP, '이미 결제된 주문']] as const) {
+      const o = await createOrder(h, CASES[0]!);
+      const { context, page, seen } = await open(`/pay/${o.id}?lang=${lang}`, { viewport, fakeTimers: true });
+      try {
+        await page.fill('input[name=payerReference]', 'SBP-2026/1');
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-reported');
+        await admin(h.app, 'POST', `/orders/${o.id}/simulate-payment`);
+        // the page opened before the payment still has its form: the customer sends another
+        await page.fill('input[name=payerReference]', 'SBP-2026/2');
+        await page.click('.utr button[type=submit]');
+        await page.waitForSelector('#utr-error');
+        expect(await page.locator('#utr-error').textContent()).toContain(said);
+        expect(await page.locator('.state-completed').isVisible()).toBe(true);
+        expect(await page.locator('input[name=payerReference]').count()).toBe(0);
+        expect(await page.locator('#utr-reported').textContent()).toContain('SBP-2026/1');
+        expect(json(await h.app.inject({ method: 'GET', url: `/api/pay/${o.id}` })).result.payerReference).toBe('SBP-2026/1');
+        await commonChecks(page, answeredWith(seen, 409));
+        await screenshot(page, `reference-refused-paid-${lang}-${viewport === PHONE ? 'phone' : 'desktop'}`);
       } finally {
         await context.close();
       }

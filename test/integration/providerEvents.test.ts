@@ -9,7 +9,7 @@ import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type
 
 /**
  * Provider → gateway events (operator-api.md, "Provider connector") sent by the reference mock over
- * a real socket to the listening app, and the customer's UTR report on the payment page.
+ * a real socket to the listening app, and the customer's payment reference on the payment page.
  */
 
 interface Prov {
@@ -377,46 +377,49 @@ describe('POST /api/pay/{id}/payer-reference', () => {
     expect((await getOrder(o.id, upiDesk)).payerReference).toBe('412345678901');
   });
 
-  it('trims surrounding whitespace; accepts up to 64 letters and digits; a later report replaces an earlier one', async () => {
+  it('trims surrounding whitespace; a Upi order takes a UTR of exactly 12 digits; a later report replaces an earlier one', async () => {
     const o = await liveOrder(upiDesk);
     expect(json(await submit(o.id, { payerReference: '  412345678902\n' })).result.payerReference).toBe('412345678902');
-    const long = `T${'9'.repeat(63)}`;
-    expect(json(await submit(o.id, { payerReference: long })).result.payerReference).toBe(long);
-    expect((await getOrder(o.id, upiDesk)).payerReference).toBe(long);
+    expect(json(await submit(o.id, { payerReference: '512345678902' })).result.payerReference).toBe('512345678902');
+    expect((await getOrder(o.id, upiDesk)).payerReference).toBe('512345678902');
   });
 
-  it('refuses values that are not 1–64 letters and digits with 400 VALIDATION_ERROR', async () => {
+  it('refuses on a Upi order anything but 12 digits with 400 VALIDATION_ERROR, saying the rule', async () => {
     const o = await liveOrder(upiDesk);
-    for (const body of [{}, { payerReference: '' }, { payerReference: '   ' }, { payerReference: '4123-4567-8901' }, { payerReference: 'x'.repeat(65) }, { payerReference: 412345678901 }, { payerReference: null }, 'not json']) {
+    for (const body of [{}, { payerReference: '' }, { payerReference: '   ' }, { payerReference: '4123-4567-8901' }, { payerReference: 'x'.repeat(65) }, { payerReference: 412345678901 }, { payerReference: null }, 'not json',
+      { payerReference: '41234567890' }, { payerReference: '4123456789012' }, { payerReference: 'A12345678901' }, { payerReference: `T${'9'.repeat(63)}` }, { payerReference: '4123 45678901' }, { payerReference: '٤١٢٣٤٥٦٧٨٩٠١' }]) {
       const res = await submit(o.id, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(json(res).fault.code).toBe('VALIDATION_ERROR');
     }
+    expect(json(await submit(o.id, { payerReference: 'ABCD-1234' })).fault.detail).toBe('payerReference: a UPI UTR is exactly 12 digits');
     expect((await getOrder(o.id, upiDesk)).payerReference).toBeNull();
   });
 
-  it('is taken while the order is Payed too; the provider’s paid report carries its own reference', async () => {
+  it('is refused once the order is paid (409 ORDER_ALREADY_PAID); the provider’s paid report carries its own reference', async () => {
     const o = await liveOrder(upiDesk);
     await submit(o.id, { payerReference: '412345678903' });
     expect((await report(A, o.id, 'paid', { payerReference: '512345678903' })).status).toBe(200);
     expect((await getOrder(o.id, upiDesk)).payerReference).toBe('512345678903');
     const res = await submit(o.id, { payerReference: '412345678904' });
-    expect(res.statusCode).toBe(200);
-    expect(json(res).result).toMatchObject({ status: 'Payed', payerReference: '412345678904' });
+    expect(res.statusCode).toBe(409);
+    expect(json(res).fault.code).toBe('ORDER_ALREADY_PAID');
+    expect((await getOrder(o.id, upiDesk)).payerReference).toBe('512345678903');
   });
 
-  it('a closed order or a rail other than Upi is 409 INVALID_TRANSITION; an unknown order is 404', async () => {
-    const canceled = await liveOrder(upiDesk);
-    await report(A, canceled.id, 'rejected');
+  it('a completed order is 409 ORDER_ALREADY_COMPLETED; a cancelled order and other rails take one; an unknown order is 404', async () => {
     const completed = await liveOrder(upiDesk);
     await report(A, completed.id, 'confirmed');
+    const res = await submit(completed.id, { payerReference: '412345678905' });
+    expect(res.statusCode).toBe(409);
+    expect(json(res).fault.code).toBe('ORDER_ALREADY_COMPLETED');
+    expect((await getOrder(completed.id, upiDesk)).payerReference).toBeNull();
+    const canceled = await liveOrder(upiDesk);
+    await report(A, canceled.id, 'rejected');
+    expect(json(await submit(canceled.id, { payerReference: '412345678905' })).result).toMatchObject({ status: 'Canceled', payerReference: '412345678905' });
     const classic = await liveOrder(desk);
-    for (const id of [canceled.id, completed.id, classic.id]) {
-      const res = await submit(id, { payerReference: '412345678905' });
-      expect(res.statusCode, id).toBe(409);
-      expect(json(res).fault.code).toBe('INVALID_TRANSITION');
-      expect((await getOrder(id, id === classic.id ? desk : upiDesk)).payerReference).toBeNull();
-    }
+    expect(json(await submit(classic.id, { payerReference: 'A4123-0012/77' })).result).toMatchObject({ status: 'Created', rail: 'Sbp', payerReference: 'A4123-0012/77' });
+    expect((await getOrder(classic.id)).payerReference).toBe('A4123-0012/77');
     for (const id of ['ord_00000000000000000000000000', 'upi-1']) {
       const res = await submit(id, { payerReference: '412345678905' });
       expect(res.statusCode).toBe(404);

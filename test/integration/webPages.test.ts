@@ -3,7 +3,7 @@ import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type
 
 /*
  * The payment page and the pages around it over HTTP, without a browser: headers, assets,
- * languages, the no-JavaScript UTR form, the sandbox bank, closed orders and the weight budget.
+ * languages, the no-JavaScript reference form, the sandbox bank, closed orders and the weight budget.
  * The same behaviour in a real browser is in test/browser.
  */
 
@@ -68,7 +68,7 @@ describe('payment page over HTTP', () => {
     expect(notFound.body).toContain('Төлем табылмады');
   });
 
-  it('takes the UTR from a plain form post, shows it back, and refuses a malformed one or another rail', async () => {
+  it('takes the UTR from a plain form post, shows it back, and refuses a malformed one; other rails take their reference', async () => {
     const o = await order(upi, { amount: 832.5, currency: 'INR' });
     const page = await get(`/pay/${o.id}`);
     expect(page.body).toContain('name="payerReference"');
@@ -83,7 +83,7 @@ describe('payment page over HTTP', () => {
     expect((await get(ok.headers.location as string)).body).toContain('412345678901');
     expect(json(await get(`/api/pay/${o.id}`)).result.payerReference).toBe('412345678901');
     const sbp = await order(classic, { amount: 10, rail: 'Sbp' });
-    expect((await postForm(`/pay/${sbp.id}`, 'payerReference=412345678901')).statusCode).toBe(409);
+    expect((await postForm(`/pay/${sbp.id}`, 'payerReference=412345678901')).statusCode).toBe(303);
     expect((await postForm('/pay/ord_00000000000000000000000000', 'payerReference=412345678901')).statusCode).toBe(404);
   });
 
@@ -101,17 +101,21 @@ describe('payment page over HTTP', () => {
     expect(res.body.replace(/<[^>]*>/g, '')).not.toMatch(/Cancel/i);
   });
 
-  it('a paid order being confirmed says so, hides the details and still takes the UTR', async () => {
+  it('a paid order being confirmed says so, hides the details, shows the UTR on record and takes no new one', async () => {
     const live = await provisionDesk(h.app, { merchant: { name: 'Live Chai', approve: true, sandbox: false }, desk: { method: 'CrossBorder', rails: ['Upi'], currencies: ['INR'] }, currencies: { INR: '83.2' } });
     const p = await admin(h.app, 'POST', '/providers', { name: 'UPI pool', kind: 'pool', capabilities: [{ method: 'CrossBorder', rail: 'Upi', currency: 'INR', min: '0', max: '0' }], requisites: [{ upiId: 'store@upi', holder: 'Store Owner' }] });
     expect(p.statusCode, p.body).toBe(201);
     const o = await order(live, { amount: 832, currency: 'INR' });
-    await admin(h.app, 'POST', `/orders/${o.id}/report-payment`, {});
+    await admin(h.app, 'POST', `/orders/${o.id}/report-payment`, { payerReference: '412345678901' });
     const res = await get(`/pay/${o.id}`);
     expect(res.body).toContain('Confirming your payment');
     expect(res.body).not.toContain('store@upi');
     expect(res.body).not.toContain('class="sandbox"');
-    expect(res.body).toContain('name="payerReference"');
+    expect(res.body).toContain('412345678901');
+    expect(res.body).not.toContain('name="payerReference"');
+    const late = await postForm(`/pay/${o.id}?lang=en`, 'payerReference=512345678901');
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('this order is already paid');
     // the data endpoint still carries them while the money may be on its way
     expect(json(await get(`/api/pay/${o.id}`)).result.payment.upiId).toBe('store@upi');
   });

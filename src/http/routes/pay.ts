@@ -44,12 +44,16 @@ export function payRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
           tags: ['payment page'],
           security: [],
           operationId: 'reportPayerReference',
-          summary: 'The customer reports the UTR of a Upi payment',
-          description: 'On open orders with rail Upi; the latest report wins. Limited to 10 per minute per client IP.',
+          summary: 'The customer reports the reference of a payment',
+          description:
+            'Checked per rail before it is stored: for rail `Upi` a UTR of exactly 12 digits; for other rails (and methods without rails) 4 to 40 letters, digits, `-` or `/`; ' +
+            'surrounding spaces trimmed; otherwise `400 VALIDATION_ERROR`. Taken until the order is paid: on `Created` orders and on expired or cancelled ones ' +
+            '(a late payment, for reconciliation), the latest report replacing the one on record. A paid order keeps its reference: `Payed` answers ' +
+            '`409 ORDER_ALREADY_PAID`, `Completed` `409 ORDER_ALREADY_COMPLETED`, `Dispute` `409 ORDER_IN_DISPUTE`. Limited to 10 per minute per client IP.',
           params: IdParam('`ord_` id'),
           body: PayerReferenceBody,
           ok: { status: 200, result: PayPage, description: 'the page data with the stored reference' },
-          errors: ['VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'INVALID_TRANSITION', 'PAYLOAD_TOO_LARGE'],
+          errors: ['VALIDATION_ERROR', 'ORDER_NOT_FOUND', 'ORDER_ALREADY_PAID', 'ORDER_ALREADY_COMPLETED', 'ORDER_IN_DISPUTE', 'PAYLOAD_TOO_LARGE'],
           extra: TOO_MANY,
         }),
       },

@@ -269,6 +269,7 @@ export const CallbackEvent = Type.Object(
 export const PayPage = Type.Object(
   {
     id: str('`ord_` id'),
+    orderRef: nstr('the merchant\'s own reference, or null; a UPI app shows it as the payment\'s note (`tn` of the `upi://pay` link)'),
     status: OrderStatus,
     subStatus: OrderSubStatus,
     amount: Amount2,
@@ -279,7 +280,7 @@ export const PayPage = Type.Object(
       title: 'PayPagePayment',
       description: 'the order\'s payment details while the customer may still pay (`Created`, `Payed`); every key null once the order is closed',
     }),
-    payerReference: nstr('the UTR the customer reported (rail Upi)'),
+    payerReference: nstr('the reference on record: the UTR of a Upi payment or the bank\'s reference of another rail, as the customer (or the provider) reported it'),
     expiresAt: Timestamp,
     successUrl: Nullable(UrlString({ description: 'successUrl, else backUrl' })),
     failUrl: Nullable(UrlString({ description: 'failUrl, else backUrl' })),
@@ -292,11 +293,14 @@ export const PayPage = Type.Object(
 
 export const PayerReferenceBody = Type.Object(
   {
-    // The service's own rule (parsePayerReference), with its detail: a string of other shape is refused the same way.
+    // The rule depends on the order's rail, which only the service knows (parsePayerReference):
+    // the schema refuses what no rail takes, with the same words, and the service the rest.
     payerReference: Type.Unsafe<string>({
       type: 'string',
-      description: 'the UTR: 1–64 letters and digits (a UPI UTR is 12 digits); surrounding spaces are trimmed',
-      allOf: [{ pattern: '^\\s*[A-Za-z0-9]{1,64}\\s*$', 'x-message': 'must be 1 to 64 letters and digits (a UPI UTR is 12 digits)' }],
+      description:
+        'the reference of the customer\'s payment, surrounding spaces trimmed. Rail `Upi`: the UTR, exactly 12 digits. ' +
+        'Every other rail (and methods without rails): 4 to 40 letters, digits, `-` or `/`. A value that breaks its order\'s rule is `400 VALIDATION_ERROR`.',
+      allOf: [{ pattern: '^\\s*[A-Za-z0-9/-]{4,40}\\s*$', 'x-message': 'must be 12 digits (a UPI UTR) or 4 to 40 letters, digits, "-" or "/" (other rails)' }],
     }),
   },
   { title: 'PayerReferenceRequest' },

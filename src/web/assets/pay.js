@@ -20,10 +20,17 @@
     var text = b.getAttribute('data-copy') || '';
     var done = function () {
       var label = b.textContent;
+      // While it says "Copied" the button's name is what it shows (its "Copy: field" label would not match).
+      var named = b.getAttribute('aria-label');
       b.textContent = body.dataset.copied || 'Copied';
+      b.removeAttribute('aria-label');
       announce(b.textContent);
       b.classList.add('done');
-      setTimeout(function () { b.textContent = label; b.classList.remove('done'); }, 2000);
+      setTimeout(function () {
+        b.textContent = label;
+        if (named) b.setAttribute('aria-label', named);
+        b.classList.remove('done');
+      }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text) && done(); });
@@ -55,11 +62,18 @@
   }
 
   // A completed order leads on to the shop's success page, a cancelled one to its fail page.
+  // A customer who starts on the page's form (the reference of a late payment on a cancelled
+  // order) stays: the move is called off as soon as they focus it.
   var redirect = body.dataset.redirect;
   if (redirect && /^https?:\/\//i.test(redirect)) {
     var note = document.getElementById('redirecting');
     if (note) note.hidden = false;
-    setTimeout(function () { window.location.assign(redirect); }, (Number(body.dataset.redirectAfter) || 5) * 1000);
+    var leave = setTimeout(function () { window.location.assign(redirect); }, (Number(body.dataset.redirectAfter) || 5) * 1000);
+    var form = document.querySelector('form');
+    if (form) form.addEventListener('focusin', function () {
+      clearTimeout(leave);
+      if (note) note.hidden = true;
+    });
   }
 
   // Deadline in the customer's own time zone, with the server's UTC beside it.

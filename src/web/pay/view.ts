@@ -1,4 +1,4 @@
-import type { PayPage } from '../../services/payPage.js';
+import { payerReferenceRule, type PayPage } from '../../services/payPage.js';
 import { formatAmount, formatPhone, formatRemaining, formatUtcTime, groupByFour } from '../format.js';
 import { html, raw, type Html } from '../html.js';
 import { LANGUAGES, type Lang, type MessageKey, type Messages, type Translate } from '../i18n/index.js';
@@ -66,10 +66,13 @@ export interface PayPageInput {
   now: number;
   /** Inline SVG of the QR code (UPI link, or the provider's link for methods without rails). */
   qrSvg: string | null;
-  /** Outcome of a UTR the customer just sent from this page. */
-  utrError: 'invalid' | 'refused' | null;
-  utrValue: string | null;
+  /** Why the reference the customer just sent from this page was not stored: its rail's rule, a paid order, anything else. */
+  referenceError: ReferenceError | null;
+  /** What the customer typed, shown again with the reason. */
+  referenceValue: string | null;
 }
+
+export type ReferenceError = 'invalid' | 'paid' | 'refused';
 
 type View = 'open' | 'payed' | 'completed' | 'expired' | 'cancelled' | 'dispute';
 
@@ -83,21 +86,35 @@ export function viewOf(p: PayPage): View {
   }
 }
 
-/** The `upi://pay` link every UPI app understands: payee address and name, amount, currency. */
-export function upiLink(upiId: string, holder: string | null, amount: string): string {
+/**
+ * The `upi://pay` link every UPI app understands: payee address and name, amount, currency, the
+ * note the app shows (`tn`: the merchant's orderRef, else the order id) and the transaction
+ * reference (`tr`: the order id). The QR code and the "pay in a UPI app" button carry this one link.
+ */
+export function upiLink(p: { upiId: string; holder: string | null; amount: string; note: string; reference: string }): string {
   // UPI apps read the payee address with its '@' as is (NPCI's own examples); the rest is encoded.
-  const q = [`pa=${encodeURIComponent(upiId).replace(/%40/g, '@')}`];
-  if (holder) q.push(`pn=${encodeURIComponent(holder)}`);
-  q.push(`am=${amount}`, 'cu=INR');
+  const q = [`pa=${encodeURIComponent(p.upiId).replace(/%40/g, '@')}`];
+  if (p.holder) q.push(`pn=${encodeURIComponent(p.holder)}`);
+  q.push(`am=${p.amount}`, 'cu=INR', `tn=${encodeURIComponent(p.note)}`, `tr=${encodeURIComponent(p.reference)}`);
   return `upi://pay?${q.join('&')}`;
+}
+
+/** The UPI link of an open Upi order's page, or null (another rail, no UPI id, or closed). */
+export function upiLinkOf(p: PayPage): string | null {
+  if (viewOf(p) !== 'open' || payKind(p.method, p.rail) !== 'upi' || !p.payment.upiId) return null;
+  return upiLink({ upiId: p.payment.upiId, holder: p.payment.holder, amount: p.amount, note: p.orderRef ?? p.id, reference: p.id });
 }
 
 /** Seconds before a completed page leads on to the shop, and a cancelled one to its fail page. */
 export const SUCCESS_REDIRECT_S = 5;
 export const FAIL_REDIRECT_S = 10;
-/** Without JavaScript an open page reloads itself this often; a UPI page slower, since the UTR is typed there. */
+/**
+ * Without JavaScript a page that follows the order reloads itself: an open page every 45 s, since
+ * a payment reference may be typed there on every rail and a reload loses it; a paid page, which
+ * has no form, every 15 s.
+ */
 export const NOSCRIPT_REFRESH_S = 15;
-export const NOSCRIPT_REFRESH_UPI_S = 45;
+export const NOSCRIPT_REFRESH_FORM_S = 45;
 
 export function renderPayPage(input: PayPageInput): Html {
   const { page: p, lang, t, now } = input;
@@ -112,10 +129,11 @@ export function renderPayPage(input: PayPageInput): Html {
   // button is there either way.
   let head: Html | null = null;
   if (view === 'open' || view === 'payed') {
-    const every = kind === 'upi' ? NOSCRIPT_REFRESH_UPI_S : NOSCRIPT_REFRESH_S;
+    const every = view === 'open' ? NOSCRIPT_REFRESH_FORM_S : NOSCRIPT_REFRESH_S;
     head = html`<noscript><meta http-equiv="refresh" content="${String(every)}"></noscript>`;
   }
-  const redirect = view === 'completed' ? p.successUrl : view === 'cancelled' ? p.failUrl : null;
+  // A page answering the customer's reference with a reason stays put: they are correcting it.
+  const redirect = input.referenceError ? null : view === 'completed' ? p.successUrl : view === 'cancelled' ? p.failUrl : null;
   const redirectAfter = view === 'completed' ? SUCCESS_REDIRECT_S : FAIL_REDIRECT_S;
 
   const body = html`<main class="pay ${view}">
@@ -124,10 +142,11 @@ ${p.sandbox && html`<p class="sandbox" role="note">${t('sandboxBanner')}</p>`}
 <h1 class="merchant">${t('payTo', { merchant })}</h1>
 <p class="label">${view === 'open' ? t('amountToPay') : t('fieldAmount')}</p>
 <p class="amount" id="amount">${amountText}</p>
-<p class="currency">${p.amount} ${p.currency}${view === 'open' && html` · ${t('payExactly')}`}</p>
+<p class="currency"><span class="mono" id="exact-amount">${p.amount} ${p.currency}</span>${view === 'open' && html` · ${t('payExactly')}`}</p>
 ${view === 'open' && timer(p, lang, t, now)}
 </header>
 ${view === 'open' ? openBody(input, kind, amountText, self) : closedBody(input, view, self)}
+${view === 'open' && orderIdBlock(p, t)}
 <p class="back">${view === 'open' && p.backUrl && html`<a href="${p.backUrl}">${t('backToShop')}</a>`}</p>
 ${languageSwitcher(p.id, lang, t)}
 </main>`;
@@ -171,7 +190,16 @@ function openBody(input: PayPageInput, kind: PayKind | null, amountText: string,
 <dl>
 ${detailRow('amount', t('fieldAmount'), p.amount, t)}${rows}</dl>
 </section>`;
-  const qr = input.qrSvg && html`<figure class="qr">${raw(input.qrSvg)}<figcaption>${kind === 'upi' ? t('qrUpiLabel', { amount: amountText }) : t('scanWithPhone')}</figcaption></figure>`;
+  const upi = upiLinkOf(p);
+  const figure = input.qrSvg && html`<figure class="qr">${raw(input.qrSvg)}<figcaption>${kind === 'upi' ? t('qrUpiLabel', { amount: amountText }) : t('scanWithPhone')}</figcaption></figure>`;
+  // For UPI the button that opens the customer's UPI app on this phone sits beside the QR code
+  // that a second device scans; both carry the same link.
+  const qr = upi
+    ? html`<section class="upi-pay" aria-label="${t('titleUpi')}">
+<div class="upi-app"><a class="button" id="upi-link" href="${upi}">${t('upiOpenApp')}</a><p class="small" id="upi-link-help">${t('upiOpenAppHelp')}</p></div>
+${figure}
+</section>`
+    : figure;
   const cta = railless && p.payment.url && html`<p class="cta"><a class="button" id="pay-link" href="${p.payment.url}">${t('openPayment')}</a></p>`;
   const howTo = steps && html`<section class="steps" aria-labelledby="steps-h">
 <h2 id="steps-h">${t('howToPay')}: ${t(steps.title)}</h2>
@@ -180,29 +208,70 @@ ${detailRow('amount', t('fieldAmount'), p.amount, t)}${rows}</dl>
   // Without rails the provider's link is the way to pay, so it comes first; with rails the steps
   // say what to do with the details that follow them.
   return html`${railless ? html`${cta}${qr}${howTo}` : html`${howTo}${qr}${details}`}
-${kind === 'upi' && utrForm(input, self)}
+${referenceSection(input, 'open', self)}
 <p class="live" id="live" role="status">${t('liveNote')}</p>`;
 }
 
 function detailRow(key: string, label: string, value: string, t: Translate): Html {
   const shown = key === 'card' || key === 'iban' ? groupByFour(value) : key === 'phone' ? formatPhone(value) : value;
-  return html`<div class="row" id="detail-${key}"><dt>${label}</dt><dd><span class="value">${shown}</span><button type="button" class="copy" data-copy="${value}" aria-label="${`${t('copy')}: ${label}`}" hidden>${t('copy')}</button></dd></div>
+  return html`<div class="row" id="detail-${key}"><dt>${label}</dt><dd><span class="value">${shown}</span>${copyButton(value, label, t)}</dd></div>
 `;
 }
 
-function utrForm(input: PayPageInput, self: string): Html {
+/** Shown only when the script can copy; without it the value is selected with one tap (user-select: all). */
+function copyButton(value: string, label: string, t: Translate): Html {
+  return html`<button type="button" class="copy" data-copy="${value}" aria-label="${`${t('copy')}: ${label}`}" hidden>${t('copy')}</button>`;
+}
+
+/** The order id as text the customer can quote to the shop or support, with its copy button. */
+function orderIdBlock(p: PayPage, t: Translate): Html {
+  return html`<section class="order-id" aria-label="${t('orderIdLabel')}">
+<dl><div class="row"><dt>${t('orderIdLabel')}</dt><dd><span class="value" id="order-id">${p.id}</span>${copyButton(p.id, t('orderIdLabel'), t)}</dd></div></dl>
+<p class="small">${t('orderIdHelp')}</p>
+</section>`;
+}
+
+/** A message with one value in it, the value set in monospace (it is compared with the bank's receipt) and kept whole where it fits. */
+function withValue(message: string, value: string): Html {
+  const at = message.indexOf('{ref}');
+  if (at < 0) return html`${message} <span class="mono whole">${value}</span>`;
+  return html`${message.slice(0, at)}<span class="mono whole">${value}</span>${message.slice(at + '{ref}'.length)}`;
+}
+
+/**
+ * The payment's reference: the one on record, and the form that reports one while the order is
+ * unpaid (open, expired, cancelled). A paid order's page shows the reference it was paid with, and
+ * why a new one was refused when one was sent from a page opened before.
+ */
+function referenceSection(input: PayPageInput, view: View, self: string): Html | null {
   const { page: p, t } = input;
-  const error = input.utrError === 'invalid' ? t('utrInvalid') : input.utrError === 'refused' ? t('utrRefused') : null;
+  const utr = payerReferenceRule(p.rail) === 'utr';
+  const takes = view === 'open' || view === 'expired' || view === 'cancelled';
+  const error =
+    input.referenceError === 'invalid' ? t(utr ? 'utrInvalid' : 'refInvalid')
+    : input.referenceError === 'paid' ? t('refPaid')
+    : input.referenceError === 'refused' ? t('refRefused')
+    : null;
+  if (!takes && !p.payerReference && !error) return null;
+  const onRecord = p.payerReference && html`<p class="reported" id="utr-reported" role="status"><span>${withValue(t(utr ? 'utrOnRecord' : 'refOnRecord'), p.payerReference)}</span> <span class="note">${t(takes ? 'refReplaces' : 'refLocked')}</span></p>`;
+  const title = view === 'open' ? t('utrTitle') : takes ? t('refLateTitle') : t(utr ? 'utrLabel' : 'refLabel');
+  const intro = view === 'open' ? (utr ? null : t('refOpenIntro')) : takes ? t('refLateIntro') : null;
+  const errorLine = error && html`<p class="error" id="utr-error" role="alert">${error}</p>`;
+  // The browser's own pattern check would answer in the browser's language, and a value it cut
+  // to a maximum length would be stored wrong: the server checks it and answers in the page's.
+  const form = takes && html`<form method="post" action="${self}" novalidate>
+<label for="payerReference">${t(utr ? 'utrLabel' : 'refLabel')}</label>
+<p class="hint" id="utr-hint">${t(utr ? 'utrHelp' : 'refHelp')}</p>
+${errorLine}
+<div class="inline"><input id="payerReference" name="payerReference" class="mono" required${utr ? raw(' inputmode="numeric"') : ''} autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="utr-hint${error ? ' utr-error' : ''}"${error ? raw(' aria-invalid="true"') : ''} value="${input.referenceValue ?? ''}">
+<button type="submit">${t(utr ? 'utrSubmit' : 'refSubmit')}</button></div>
+</form>`;
   return html`<section class="utr" aria-labelledby="utr-h">
-<h2 id="utr-h">${t('utrTitle')}</h2>
-${p.payerReference && html`<p class="reported" id="utr-reported" role="status">${t('utrReported', { utr: p.payerReference })}</p>`}
-<form method="post" action="${self}">
-<label for="payerReference">${t('utrLabel')}</label>
-<p class="hint" id="utr-hint">${t('utrHelp')}</p>
-${error && html`<p class="error" id="utr-error" role="alert">${error}</p>`}
-<div class="inline"><input id="payerReference" name="payerReference" required maxlength="64" pattern="[A-Za-z0-9]{1,64}" autocomplete="off" spellcheck="false" aria-describedby="utr-hint${error ? ' utr-error' : ''}"${error ? raw(' aria-invalid="true"') : ''} value="${input.utrValue ?? ''}">
-<button type="submit">${t('utrSubmit')}</button></div>
-</form>
+<h2 id="utr-h">${title}</h2>
+${intro && html`<p class="intro">${intro}</p>`}
+${!form && errorLine}
+${onRecord}
+${form}
 </section>`;
 }
 
@@ -235,7 +304,8 @@ function closedBody(input: PayPageInput, view: Exclude<View, 'open'>, self: stri
 ${redirectNote(view, p, t)}
 ${to ? html`<p class="cta"><a class="button" id="to-shop" href="${to}">${t('backToShop')}</a></p>` : view !== 'payed' && html`<p class="small">${t('closePage')}</p>`}
 </section>
-${view === 'payed' && payKind(p.method, p.rail) === 'upi' && utrForm(input, self)}`;
+${orderIdBlock(p, t)}
+${referenceSection(input, view, self)}`;
 }
 
 /** "Taking you back to the shop": only true when the script will do it, so the script shows it. */

@@ -907,8 +907,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The customer reports the UTR of a Upi payment
-         * @description On open orders with rail Upi; the latest report wins. Limited to 10 per minute per client IP.
+         * The customer reports the reference of a payment
+         * @description Checked per rail before it is stored: for rail `Upi` a UTR of exactly 12 digits; for other rails (and methods without rails) 4 to 40 letters, digits, `-` or `/`; surrounding spaces trimmed; otherwise `400 VALIDATION_ERROR`. Taken until the order is paid: on `Created` orders and on expired or cancelled ones (a late payment, for reconciliation), the latest report replacing the one on record. A paid order keeps its reference: `Payed` answers `409 ORDER_ALREADY_PAID`, `Completed` `409 ORDER_ALREADY_COMPLETED`, `Dispute` `409 ORDER_IN_DISPUTE`. Limited to 10 per minute per client IP.
          */
         post: operations["reportPayerReference"];
         delete?: never;
@@ -2135,7 +2135,7 @@ export interface components {
             default?: boolean;
         };
         PayerReferenceRequest: {
-            /** @description the UTR: 1–64 letters and digits (a UPI UTR is 12 digits); surrounding spaces are trimmed */
+            /** @description the reference of the customer's payment, surrounding spaces trimmed. Rail `Upi`: the UTR, exactly 12 digits. Every other rail (and methods without rails): 4 to 40 letters, digits, `-` or `/`. A value that breaks its order's rule is `400 VALIDATION_ERROR`. */
             payerReference: string & unknown;
         };
         /** @description a Korean bank account: rail `Account` (with `holder` and `bank`) */
@@ -2184,6 +2184,8 @@ export interface components {
         PayPage: {
             /** @description `ord_` id */
             id: string;
+            /** @description the merchant's own reference, or null; a UPI app shows it as the payment's note (`tn` of the `upi://pay` link) */
+            orderRef: string | null;
             status: components["schemas"]["OrderStatus"];
             subStatus: components["schemas"]["OrderSubStatus"];
             /**
@@ -2200,7 +2202,7 @@ export interface components {
             /** @description null for methods without rails */
             rail: string | null;
             payment: components["schemas"]["PayPagePayment"];
-            /** @description the UTR the customer reported (rail Upi) */
+            /** @description the reference on record: the UTR of a Upi payment or the bank's reference of another rail, as the customer (or the provider) reported it */
             payerReference: string | null;
             /**
              * Format: date-time
@@ -2866,21 +2868,6 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-        };
-        /** @description error envelope; `fault.code` is `INVALID_TRANSITION` */
-        InvalidTransition: {
-            headers: {
-                "X-Trace-Id": components["headers"]["TraceId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"] & {
-                    fault: {
-                        /** @enum {unknown} */
-                        code: "INVALID_TRANSITION";
                     };
                 };
             };
@@ -5494,7 +5481,21 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             404: components["responses"]["OrderNotFound"];
-            409: components["responses"]["InvalidTransition"];
+            /** @description error envelope; `fault.code` is one of: `ORDER_ALREADY_PAID`, `ORDER_ALREADY_COMPLETED`, `ORDER_IN_DISPUTE` */
+            409: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "ORDER_ALREADY_PAID" | "ORDER_ALREADY_COMPLETED" | "ORDER_IN_DISPUTE";
+                        };
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
