@@ -41,7 +41,7 @@ export function randomId26(): string {
   return out;
 }
 
-export const newId = (prefix: 'ord' | 'apl' | 'evt' | 'mer' | 'dsk' | 'trf' | 'prv' | 'lim' | 'shp' | 'usr' | 'opr' | 'wdr'): string => `${prefix}_${randomId26()}`;
+export const newId = (prefix: 'ord' | 'apl' | 'evt' | 'mer' | 'dsk' | 'trf' | 'prv' | 'lim' | 'shp' | 'usr' | 'opr' | 'wdr' | 'lnk'): string => `${prefix}_${randomId26()}`;
 
 /** A desk secret: 32 random bytes, URL-safe, prefixed so it is recognisable in a secrets scanner. */
 export const newSecret = (): string => `sk_${randomBytes(32).toString('base64url')}`;

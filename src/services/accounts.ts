@@ -4,12 +4,12 @@ import { AppError } from '../domain/errors.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
-import { findOperatorByEmail, findUserByEmail, insertOperator, insertUser, type OperatorRow, type UserRow } from '../store/accounts.js';
+import { findOperatorByEmail, findUserByEmail, insertOperator, insertUser, type OperatorRow, type UserRole, type UserRow } from '../store/accounts.js';
 import { getMerchant } from '../store/merchants.js';
 import type { Surface } from '../store/sessions.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
-export const userView = (u: UserRow) => ({ id: u.id, email: u.email, merchantId: u.merchant_id, createdAt: isoSeconds(u.created_at) });
+export const userView = (u: UserRow) => ({ id: u.id, email: u.email, merchantId: u.merchant_id, role: u.role, createdAt: isoSeconds(u.created_at) });
 export const operatorView = (o: OperatorRow) => ({ id: o.id, email: o.email, role: o.role, createdAt: isoSeconds(o.created_at) });
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
@@ -22,11 +22,12 @@ function checkCredentials(email: string, password: string): string {
   return e;
 }
 
-/** A user of a merchant's cabinet; several per merchant. */
-export async function createUser(ctx: Ctx, merchantId: string, input: { email: string; password: string }) {
+/** A user of a merchant's cabinet; several per merchant, each with a role (an owner unless said otherwise). */
+export async function createUser(ctx: Ctx, merchantId: string, input: { email: string; password: string; role?: UserRole }) {
   const email = checkCredentials(input.email, input.password);
   if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
-  const u = await insertUser(ctx.db, { id: newId('usr'), merchantId, email, passwordHash: await hashPassword(input.password, ctx.config.passwordScryptLog2N), at: new Date(ctx.clock.now()) });
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordScryptLog2N);
+  const u = await insertUser(ctx.db, { id: newId('usr'), merchantId, email, passwordHash, role: input.role ?? 'owner', at: new Date(ctx.clock.now()) });
   if (!u) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
   return userView(u);
 }

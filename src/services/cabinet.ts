@@ -8,6 +8,7 @@ import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from 
 import { hashPassword } from './passwords.js';
 import { endOtherSessions, type SessionInfo } from './sessions.js';
 import { checkAccountPassword, checkSignIn } from './accounts.js';
+import { liveCoverageWarnings } from './operator.js';
 import {
   beginEnrolment,
   confirmEnrolment,
@@ -53,12 +54,16 @@ export async function signUpMerchant(ctx: Ctx, input: SignUp): Promise<{ merchan
   });
 }
 
-/** The user of a live cabinet session and its merchant; null when either is gone. */
-export async function cabinetAccount(ctx: Ctx, userId: string): Promise<{ user: UserRow; merchant: MerchantRow } | null> {
+/**
+ * The user of a live cabinet session and its merchant; null when either is gone. An approved
+ * merchant also gets one line per desk no live provider serves (the cabinet's banner).
+ */
+export async function cabinetAccount(ctx: Ctx, userId: string): Promise<{ user: UserRow; merchant: MerchantRow; liveWarnings: string[] } | null> {
   const user = await getUser(ctx.db, userId);
   if (!user) return null;
   const merchant = await getMerchant(ctx.db, user.merchant_id);
-  return merchant ? { user, merchant } : null;
+  if (!merchant) return null;
+  return { user, merchant, liveWarnings: merchant.status === 'Active' ? await liveCoverageWarnings(ctx, merchant.id) : [] };
 }
 
 /** A desk of this merchant; any other id, another merchant's included, is DESK_NOT_FOUND. */

@@ -1,10 +1,14 @@
 import type { Queryable } from './db.js';
 
+/** What a cabinet user may do: `owner` everything, `developer` all but the team, `viewer` reads only. */
+export type UserRole = 'owner' | 'developer' | 'viewer';
+
 export interface UserRow {
   id: string;
   merchant_id: string;
   email: string;
   password_hash: string;
+  role: UserRole;
   created_at: Date;
 }
 
@@ -17,11 +21,11 @@ export interface OperatorRow {
 }
 
 /** The new user, or null when the email is taken (emails are unique whatever their case). */
-export async function insertUser(q: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; at: Date }): Promise<UserRow | null> {
+export async function insertUser(q: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; role?: UserRole; at: Date }): Promise<UserRow | null> {
   const { rows } = await q.query<UserRow>(
-    `INSERT INTO users (id, merchant_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO users (id, merchant_id, email, password_hash, role, created_at) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT ((lower(email))) DO NOTHING RETURNING *`,
-    [u.id, u.merchantId, u.email, u.passwordHash, u.at],
+    [u.id, u.merchantId, u.email, u.passwordHash, u.role ?? 'owner', u.at],
   );
   return rows[0] ?? null;
 }
@@ -54,3 +58,90 @@ export async function findOperatorByEmail(q: Queryable, email: string): Promise<
   return rows[0] ?? null;
 }
 
+
+// ---- a merchant's team
+
+/** The merchant's users, owners first, then by when they joined. */
+export async function listMerchantUsers(q: Queryable, merchantId: string): Promise<UserRow[]> {
+  const { rows } = await q.query<UserRow>(
+    `SELECT * FROM users WHERE merchant_id = $1
+      ORDER BY CASE role WHEN 'owner' THEN 0 WHEN 'developer' THEN 1 ELSE 2 END, created_at, id`,
+    [merchantId],
+  );
+  return rows;
+}
+
+/**
+ * The merchant's users, locked until the transaction ends: a role change or a removal counts the
+ * owners on rows no concurrent change can move, so two owners demoting each other leave one.
+ */
+export async function lockMerchantUsers(q: Queryable, merchantId: string): Promise<Pick<UserRow, 'id' | 'role'>[]> {
+  const { rows } = await q.query<Pick<UserRow, 'id' | 'role'>>('SELECT id, role FROM users WHERE merchant_id = $1 ORDER BY id FOR UPDATE', [merchantId]);
+  return rows;
+}
+
+export async function setUserRole(q: Queryable, merchantId: string, id: string, role: UserRole): Promise<UserRow | null> {
+  const { rows } = await q.query<UserRow>('UPDATE users SET role = $3 WHERE id = $2 AND merchant_id = $1 RETURNING *', [merchantId, id, role]);
+  return rows[0] ?? null;
+}
+
+/** Removes a user of the merchant and what only its sign-in used (recovery codes, the last TOTP step). */
+export async function deleteUser(q: Queryable, merchantId: string, id: string): Promise<boolean> {
+  const { rows } = await q.query<{ id: string }>('DELETE FROM users WHERE id = $2 AND merchant_id = $1 RETURNING id', [merchantId, id]);
+  if (rows.length === 0) return false;
+  await q.query(`DELETE FROM recovery_codes WHERE surface = 'cabinet' AND account_id = $1`, [id]);
+  await q.query(`DELETE FROM totp_steps WHERE surface = 'cabinet' AND account_id = $1`, [id]);
+  return true;
+}
+
+export interface InvitationRow {
+  token_hash: string;
+  merchant_id: string;
+  email: string;
+  role: UserRole;
+  invited_by: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  user_id: string | null;
+}
+
+export async function insertInvitation(
+  q: Queryable,
+  i: { tokenHash: string; merchantId: string; email: string; role: UserRole; invitedBy: string; at: Date; expiresAt: Date },
+): Promise<InvitationRow> {
+  const { rows } = await q.query<InvitationRow>(
+    `INSERT INTO user_invitations (token_hash, merchant_id, email, role, invited_by, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [i.tokenHash, i.merchantId, i.email, i.role, i.invitedBy, i.at, i.expiresAt],
+  );
+  return rows[0]!;
+}
+
+/** An invitation that can still be used at `now`, or null. */
+export async function findOpenInvitation(q: Queryable, tokenHash: string, now: Date): Promise<InvitationRow | null> {
+  const { rows } = await q.query<InvitationRow>('SELECT * FROM user_invitations WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2', [tokenHash, now]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Uses the invitation for the user `userId`: only while unused and not lapsed, so of two
+ * acceptances at once one gets the row and the other null.
+ */
+export async function useInvitation(q: Queryable, tokenHash: string, userId: string, now: Date): Promise<InvitationRow | null> {
+  const { rows } = await q.query<InvitationRow>(
+    `UPDATE user_invitations SET used_at = $3, user_id = $2
+      WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $3 RETURNING *`,
+    [tokenHash, userId, now],
+  );
+  return rows[0] ?? null;
+}
+
+/** Invitations of the merchant not yet used nor lapsed, newest first. */
+export async function listOpenInvitations(q: Queryable, merchantId: string, now: Date): Promise<InvitationRow[]> {
+  const { rows } = await q.query<InvitationRow>(
+    'SELECT * FROM user_invitations WHERE merchant_id = $1 AND used_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 100',
+    [merchantId, now],
+  );
+  return rows;
+}

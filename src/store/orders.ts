@@ -35,6 +35,8 @@ export interface OrderRow {
   credited_amount: string;
   cancel_reason: string | null;
   payer_reference: string | null;
+  /** What the order is for, as the merchant described it (a payment link's description); null for API orders. */
+  description: string | null;
   created_at: Date;
   expires_at: Date;
   finished_at: Date | null;
@@ -46,9 +48,10 @@ export type OrderViewRow = Pick<
   OrderRow,
   | 'id' | 'order_ref' | 'amount' | 'currency' | 'rate' | 'settled_amount' | 'method' | 'rail' | 'status' | 'sub_status' | 'payment'
   | 'payer_reference' | 'commission_rate' | 'commission_amount' | 'credited_amount' | 'cancel_reason' | 'created_at' | 'expires_at' | 'finished_at'
+  | 'description'
 >;
 const ORDER_VIEW_COLUMNS = raw(`id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
-  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at`);
+  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at, description`);
 
 export interface NewOrder {
   id: string;

@@ -374,14 +374,18 @@ export const CreateOperatorBody = Type.Object(
   { title: 'CreateOperatorRequest' },
 );
 export const OperatorAccount = Type.Object({ id: str('`opr_` id'), email: Email, role: Type.String(), createdAt: Timestamp }, { title: 'OperatorAccount' });
+const USER_ROLES = '`owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only';
+const userRole = (description: string) =>
+  Type.Unsafe<'owner' | 'developer' | 'viewer'>({ type: 'string', enum: ['owner', 'developer', 'viewer'], description, 'x-message': 'must be owner, developer or viewer' });
 export const CreateUserBody = Type.Object(
   {
     email: EmailInput,
     password: Type.String({ maxLength: 200, description: 'at least 10 characters, not a common password' }),
+    role: opt(userRole(`${USER_ROLES}; default \`owner\``)),
   },
   { title: 'CreateUserRequest' },
 );
-export const UserAccount = Type.Object({ id: str('`usr_` id'), email: Email, merchantId: Type.String(), createdAt: Timestamp }, { title: 'UserAccount' });
+export const UserAccount = Type.Object({ id: str('`usr_` id'), email: Email, merchantId: Type.String(), role: userRole(USER_ROLES), createdAt: Timestamp }, { title: 'UserAccount' });
 export const WithdrawalBody = Type.Object(
   {
     amountUsd: BoundedDecimalInput(8, 'USD', 'positive'),

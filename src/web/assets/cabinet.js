@@ -13,24 +13,61 @@
     times[i].insertAdjacentElement('afterend', local);
   }
 
-  // A copy button after each value marked data-copy (desk id, key, the secret shown once).
+  // A copy button after each value marked data-copy (ids, keys, the secret shown once, links, snippets).
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    // Without the clipboard API (a plain-http address): select the text and copy the selection.
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement('textarea');
+      area.value = text;
+      area.setAttribute('readonly', '');
+      area.className = 'skip';
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+      document.body.removeChild(area);
+      if (ok) resolve(); else reject(new Error('copy refused'));
+    });
+  }
   var values = document.querySelectorAll('[data-copy]');
   for (var j = 0; j < values.length; j++) {
     (function (el) {
-      if (!navigator.clipboard) return;
       var b = document.createElement('button');
       b.type = 'button';
       b.className = 'secondary copy';
       b.textContent = 'Copy';
       b.setAttribute('aria-label', 'Copy the ' + el.getAttribute('data-copy'));
       b.addEventListener('click', function () {
-        navigator.clipboard.writeText(el.textContent.trim()).then(function () {
+        copyText(el.textContent.trim()).then(function () {
           b.textContent = 'Copied';
           setTimeout(function () { b.textContent = 'Copy'; }, 2000);
+        }, function () {
+          b.textContent = 'Select and copy';
         });
       });
       el.insertAdjacentElement('afterend', b);
     })(values[j]);
+  }
+
+  // An amount shows its exact decimal string on a click (or Enter), and back on the next.
+  var amounts = document.querySelectorAll('.money[data-exact]');
+  for (var m = 0; m < amounts.length; m++) {
+    (function (el) {
+      var shown = el.textContent;
+      el.tabIndex = 0;
+      el.setAttribute('role', 'button');
+      el.setAttribute('aria-pressed', 'false');
+      var toggle = function () {
+        var exact = el.getAttribute('aria-pressed') === 'false';
+        el.textContent = exact ? el.getAttribute('data-exact') : shown;
+        el.setAttribute('aria-pressed', exact ? 'true' : 'false');
+      };
+      el.addEventListener('click', toggle);
+      el.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); toggle(); }
+      });
+    })(amounts[m]);
   }
 
   // The desk form shows only the rails of the chosen method.

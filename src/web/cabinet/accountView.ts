@@ -1,5 +1,5 @@
 import { html, type Html, type Interpolation } from '../html.js';
-import { cabinetPage, csrfInput, utc } from './layout.js';
+import { cabinetPage, csrfInput, listTable, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** The account page: password and the sessions signed in. */
@@ -31,11 +31,14 @@ ${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 <div><button type="submit">Change password</button></div>
 <p class="hint">Changing it signs you out everywhere else.</p>
 </form>
+${more}
+</div>
 <section class="card" aria-labelledby="sess-h"><h2 id="sess-h">Where you are signed in</h2>
-<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Last seen (UTC)</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
-${sessions.map((s) => html`<tr><td class="wrap">${s.userAgent ?? 'unknown'}${s.current ? html` <span class="badge ok">this browser</span>` : ''}</td><td class="mono">${s.ip ?? '—'}</td><td>${utc(s.lastSeenAt)}</td>
-<td>${s.current ? '' : html`<form class="inline" method="post" action="/cabinet/account/sessions/${s.id}/revoke">${csrfInput(c.csrf)}<button type="submit" class="secondary">Sign out</button></form>`}</td></tr>`)}
-</tbody></table></div></section></div>
-${more}`,
+${listTable<SessionLine>('Your sessions', [
+  { label: 'Browser', cell: (s) => html`${s.userAgent ?? 'unknown'}${s.current ? html` <span class="badge ok">this browser</span>` : ''}` },
+  { label: 'Address', cell: (s) => s.ip ?? '—', className: 'mono' },
+  { label: 'Last seen (UTC)', cell: (s) => utc(s.lastSeenAt) },
+  { label: 'Action', cell: (s) => (s.current ? '' : html`<form class="inline" method="post" action="/cabinet/account/sessions/${s.id}/revoke">${csrfInput(c.csrf)}<button type="submit" class="secondary">Sign out</button></form>`) },
+], sessions)}</section>`,
   );
 }

@@ -1,6 +1,6 @@
 import type { appealView } from '../../services/appeals.js';
 import { html, type Html } from '../html.js';
-import { cabinetPage, csrfInput, utc } from './layout.js';
+import { cabinetPage, csrfInput, listTable, mayChange, money, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** Appeal pages of the cabinet: the list, one appeal with its receipt, and the form that opens one. */
@@ -18,25 +18,38 @@ export function appealBadge(status: string): Html {
   return html`<span class="badge ${cls}">${status}</span>`;
 }
 
-/** The upload form: multipart, so the receipt travels with the fields; `_csrf` first, so it is read even when the file is too large. */
-export function appealForm(c: CabinetRequest, orderId: string | null): Html {
-  return html`<form class="card stack" method="post" action="/cabinet/appeals" enctype="multipart/form-data">${csrfInput(c.csrf)}
+/** What the appeal form holds: empty, or as typed before a refusal (the receipt aside: a file is never sent back). */
+export interface AppealFormValues {
+  orderId: string;
+  reason: string;
+  evidenceUrl: string;
+}
+export const EMPTY_APPEAL_FORM: AppealFormValues = { orderId: '', reason: '', evidenceUrl: '' };
+
+/**
+ * The upload form: multipart, so the receipt travels with the fields; `_csrf` first, so it is read
+ * even when the file is too large. On an order's page the order is fixed (a hidden field); a
+ * refusal is shown inside the form with what was typed.
+ */
+export function appealForm(c: CabinetRequest, fixedOrderId: string | null, v: AppealFormValues = EMPTY_APPEAL_FORM, error: string | null = null): Html {
+  return html`<form class="card stack" method="post" action="/cabinet/appeals" enctype="multipart/form-data" id="appeal-form"${error ? html` aria-describedby="appeal-error"` : ''}>${csrfInput(c.csrf)}
 <h2 id="appeal-form-h">Open an appeal</h2>
 <p class="hint">For an order your customer paid but that closed without a credit. The order moves to Dispute while we review it; the decision target is 24 hours.</p>
-${orderId
-  ? html`<input type="hidden" name="orderId" value="${orderId}">`
-  : html`<label>Order id or orderRef <input type="text" name="orderId" required maxlength="255" autocomplete="off"></label>`}
+${error ? html`<p class="notice bad" role="alert" id="appeal-error"><strong>No appeal was opened.</strong> ${error}${v.orderId || v.reason || v.evidenceUrl ? ' What you typed is kept; choose the receipt again.' : ''}</p>` : ''}
+${fixedOrderId
+  ? html`<input type="hidden" name="orderId" value="${fixedOrderId}">`
+  : html`<label>Order id or orderRef <input type="text" name="orderId" required maxlength="255" autocomplete="off" value="${v.orderId}"></label>`}
 <label>What happened <span class="hint">Payer name, time of the transfer, bank: what helps us find the payment.</span>
-<textarea name="reason" rows="3" maxlength="2000"></textarea></label>
+<textarea name="reason" rows="3" maxlength="2000">${v.reason}</textarea></label>
 <label>Evidence links <span class="hint">Optional: URLs we can open, one per line.</span>
-<textarea name="evidenceUrl" rows="2" maxlength="4096"></textarea></label>
+<textarea name="evidenceUrl" rows="2" maxlength="4096">${v.evidenceUrl}</textarea></label>
 <label>Receipt <span class="hint">Optional: a PDF, PNG or JPEG of the transfer, at most 5 MiB.</span>
 <input type="file" name="receipt" accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg"></label>
 <div><button type="submit">Open appeal</button></div>
 </form>`;
 }
 
-export function appealsPage(c: CabinetRequest, lines: readonly AppealLine[], next: string | null): Html {
+export function appealsPage(c: CabinetRequest, lines: readonly AppealLine[], next: string | null, form: { values: AppealFormValues; error: string | null } = { values: EMPTY_APPEAL_FORM, error: null }): Html {
   return cabinetPage(
     c,
     'Appeals',
@@ -44,11 +57,17 @@ export function appealsPage(c: CabinetRequest, lines: readonly AppealLine[], nex
     html`<h1>Appeals</h1>
 ${lines.length === 0
   ? html`<p class="card">No appeal yet. Open one from a cancelled order’s page, or below.</p>`
-  : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Appeals, newest first</caption><thead><tr><th scope="col">Appeal</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Opened (UTC)</th><th scope="col">Decision due (UTC)</th><th scope="col">Reviewer’s comment</th></tr></thead><tbody>
-${lines.map((a) => html`<tr><td><a class="mono" href="/cabinet/appeals/${a.id}">${a.id}</a></td><td><a class="mono" href="/cabinet/orders/${a.orderId}">${a.orderRef ?? a.orderId}</a></td><td>${appealBadge(a.status)}${a.overdue ? html` <span class="badge bad">overdue</span>` : ''}</td><td class="num">${a.amount.value} ${a.amount.currency}</td><td>${utc(a.createdAt)}</td><td>${a.status === 'Open' ? utc(a.slaDueAt) : html`<span class="muted">decided</span> ${utc(a.resolvedAt)}`}</td><td class="wrap">${a.comment ?? '—'}</td></tr>`)}
-</tbody></table></div>`}
+  : listTable<AppealLine>('Appeals, newest first', [
+      { label: 'Appeal', cell: (a) => html`<a class="mono id" href="/cabinet/appeals/${a.id}">${a.id}</a>` },
+      { label: 'Order', cell: (a) => html`<a class="mono" href="/cabinet/orders/${a.orderId}">${a.orderRef ?? a.orderId}</a>` },
+      { label: 'Status', cell: (a) => html`${appealBadge(a.status)}${a.overdue ? html` <span class="badge bad">overdue</span>` : ''}` },
+      { label: 'Amount', cell: (a) => money(a.amount.value, a.amount.currency), num: true },
+      { label: 'Opened (UTC)', cell: (a) => utc(a.createdAt) },
+      { label: 'Decision due (UTC)', cell: (a) => (a.status === 'Open' ? utc(a.slaDueAt) : html`<span class="muted">decided</span> ${utc(a.resolvedAt)}`) },
+      { label: 'Reviewer’s comment', cell: (a) => a.comment ?? '—' },
+    ], lines, { wide: true })}
 ${next ? html`<nav class="pager" aria-label="Pages"><a href="/cabinet/appeals?before=${next}" rel="next">Older appeals →</a></nav>` : ''}
-${appealForm(c, null)}`,
+${mayChange(c) ? appealForm(c, null, form.values, form.error) : ''}`,
   );
 }
 
@@ -66,7 +85,7 @@ ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <section class="card" aria-labelledby="apl-h"><h2 id="apl-h">Appeal</h2><dl class="fields">
 <dt>Order</dt><dd><a class="mono" href="/cabinet/orders/${a.orderId}">${a.orderId}</a> (${a.order.status})</dd>
 <dt>orderRef</dt><dd class="mono">${a.orderRef ?? '—'}</dd>
-<dt>Amount</dt><dd>${a.amount.value} ${a.amount.currency} <span class="hint">settlement at the time of the appeal (${a.order.amount} ${a.order.currency})</span></dd>
+<dt>Amount</dt><dd>${money(a.amount.value, a.amount.currency)} <span class="hint">settlement at the time of the appeal (${money(a.order.amount, a.order.currency)})</span></dd>
 <dt>Opened</dt><dd>${utc(a.createdAt)}</dd>
 <dt>Decision due</dt><dd>${utc(a.slaDueAt)}${a.overdue ? html` <span class="badge bad">overdue</span>` : ''}</dd>
 <dt>Decided</dt><dd>${utc(a.resolvedAt)}</dd>
@@ -90,7 +109,7 @@ export function orderAppealsSection(c: CabinetRequest, orderId: string, status: 
   const list = appeals.length === 0
     ? ''
     : html`<ul class="plain">${appeals.map((a) => html`<li><a class="mono" href="/cabinet/appeals/${a.id}">${a.id}</a> ${appealBadge(a.status)} opened ${utc(a.createdAt)}</li>`)}</ul>`;
-  if (status === 'Canceled') return html`${appeals.length ? html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Earlier appeals</h2>${list}</section>` : ''}${appealForm(c, orderId)}`;
+  if (status === 'Canceled') return html`${appeals.length ? html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Earlier appeals</h2>${list}</section>` : ''}${mayChange(c) ? appealForm(c, orderId) : ''}`;
   if (appeals.length === 0) return html``;
   return html`<section class="card" aria-labelledby="oa-h"><h2 id="oa-h">Appeals</h2>${list}</section>`;
 }

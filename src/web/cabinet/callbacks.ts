@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { failingDeliveries, redeliverFailed } from '../../services/events.js';
+import { listDeskViews } from '../../services/operator.js';
 import { sendPage } from '../layout.js';
 import { seeOther } from '../session.js';
 import { formOf, withForm } from '../forms.js';
@@ -22,11 +23,14 @@ export function callbackRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/cabinet/callbacks', async (req, reply) => {
     const c = cab(req);
     const q = query(req);
-    const page = await failingDeliveries(ctx, c.merchant.id, { before: str(q.before, 20) || undefined, limit: FAILING_PAGE });
+    const [page, desks] = await Promise.all([
+      failingDeliveries(ctx, c.merchant.id, { before: str(q.before, 20) || undefined, limit: FAILING_PAGE }),
+      listDeskViews(ctx, { merchantId: c.merchant.id, limit: 500 }),
+    ]);
     const count = str(q.redelivered, 10);
     const notice = /^\d+$/.test(count) ? `${count} event${count === '1' ? '' : 's'} will be sent again within seconds.` : null;
     const sinceDefault = new Date(ctx.clock.now() - 86_400_000).toISOString().slice(0, 16);
-    return sendPage(reply, 200, callbacksPage(c, { lines: page.items, next: page.next, sinceDefault, notice, error: null }));
+    return sendPage(reply, 200, callbacksPage(c, { lines: page.items, desks: desks.items.map((d) => ({ id: d.id, name: d.name })), next: page.next, sinceDefault, notice, error: null }));
   });
 
   app.post('/cabinet/callbacks/redeliver', withForm(RedeliverForm), async (req, reply) => {

@@ -28,12 +28,13 @@ export function deskRoutes(app: FastifyInstance, ctx: Ctx): void {
     const { form, problem } = formWithProblem(req, DeskForm);
     const f = deskFormOf(form);
     try {
-      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem) });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem), name: f.name === '' ? undefined : f.name });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
-      return sendPage(reply, 400, desksPage(c, await desksOf(c.merchant.id), await enabledCurrencies(), f, sentence(err.detail)));
+      // Nothing was created: the form again, beside its reason, with what was typed.
+      if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
+      return sendPage(reply, refusalStatus(err), desksPage(c, await desksOf(c.merchant.id), await enabledCurrencies(), f, refusalText(err)));
     }
   });
 
@@ -55,16 +56,17 @@ export function deskRoutes(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
     const { form, problem } = formWithProblem(req, DeskForm);
-    // The method is the desk's for life, whatever the form says.
-    const f = { ...deskFormOf(form), method: desk.method };
+    // The method is the desk's for life; a form without a name (an empty field) keeps the desk's.
+    const typed = deskFormOf(form);
+    const f = { ...typed, method: desk.method, name: typed.name || desk.name };
     try {
-      await patchDesk(ctx, desk.id, deskFields(f, problem?.startsWith('method:') ? null : problem));
+      await patchDesk(ctx, desk.id, { ...deskFields(f, problem?.startsWith('method:') ? null : problem), name: f.name });
       return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
     } catch (err) {
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
       const picture = await methodsFor(ctx, desk, c.merchant);
-      const extras = { form: f, currencies: await enabledCurrencies(), error: `${sentence(err.detail)} (${err.code})`, test: null };
-      return sendPage(reply, ERROR_STATUS[err.code] === 409 ? 409 : 400, deskPage(c, deskView(desk), picture, null, extras));
+      const extras = { form: f, currencies: await enabledCurrencies(), error: refusalText(err), test: null };
+      return sendPage(reply, refusalStatus(err), deskPage(c, deskView(desk), picture, null, extras));
     }
   });
 
@@ -94,10 +96,15 @@ export function deskRoutes(app: FastifyInstance, ctx: Ctx): void {
 
 }
 
+/** A refusal of the desk form, as the form shows it: the reason in a sentence and its code. */
+const refusalText = (err: AppError) => `${sentence(err.detail)} (${err.code})`;
+const refusalStatus = (err: AppError) => (ERROR_STATUS[err.code] === 409 ? 409 : 400);
+
 /** The desk form as the page shows it again: lists without repeats, an empty limit as 0. */
 function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
   const uniq = (v: string[] = []) => [...new Set(v.map((s) => s.trim()).filter(Boolean))];
   return {
+    name: str(form.name, 100),
     method: str(form.method, 40),
     rails: uniq(form.rails),
     currencies: uniq(form.currencies).map((s) => s.toUpperCase()),
@@ -110,7 +117,7 @@ function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
 
 /** The settings form as the desk has them now. */
 function storedDeskForm(d: ReturnType<typeof deskView>): DeskFormView {
-  return { method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
+  return { name: d.name, method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
 }
 
 /** What the schema leaves to the form: at least one currency, and a bound on the lists. */

@@ -1,13 +1,14 @@
 import { CATALOGUE, METHODS } from '../../domain/catalogue.js';
 import { html, type Html } from '../html.js';
-import { nodeSnippet, signedCurl } from './homeView.js';
-import { cabinetPage, csrfInput, utc } from './layout.js';
+import { nodeSnippet, signedCurl, snippet } from './homeView.js';
+import { cabinetPage, copyable, csrfInput, listTable, mayChange, money, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** Cash desk pages: the list with the new-desk form, one desk with its settings, credentials shown once. */
 
 export interface DeskView {
   id: string;
+  name: string;
   key: string;
   method: string;
   rails: string[];
@@ -22,6 +23,8 @@ export interface DeskView {
 }
 
 export interface DeskForm {
+  /** Empty on a new desk: it is then called "Desk N". */
+  name: string;
   method: string;
   rails: string[];
   currencies: string[];
@@ -31,26 +34,40 @@ export interface DeskForm {
   callbacksEnabled: boolean;
 }
 
-export const EMPTY_DESK_FORM: DeskForm = { method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true };
+export const EMPTY_DESK_FORM: DeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true };
 
-function deskState(d: DeskView): Html {
+export function deskState(d: { enabled: boolean; stopReason: string | null }): Html {
   if (!d.enabled) return html`<span class="badge">Off</span>`;
   if (d.stopReason) return html`<span class="badge bad">Stopped</span>`;
   return html`<span class="badge ok">On</span>`;
 }
 
-/** The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for life). */
-function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm, editId: string | null = null): Html {
+/** A desk as lists show it: its name first (a link to it), its id after. */
+export function deskLabel(d: { id: string; name: string } | undefined, id: string): Html {
+  return d
+    ? html`<a href="/cabinet/desks/${d.id}">${d.name}</a> <span class="mono small">${d.id}</span>`
+    : html`<span class="mono small">${id}</span>`;
+}
+
+/**
+ * The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for
+ * life). A refusal is shown inside the form, above its fields, with what was typed kept.
+ */
+function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm, editId: string | null, error: string | null): Html {
   const methods = editId ? METHODS.filter((m) => m === f.method) : METHODS;
   const railBoxes = methods.filter((m) => CATALOGUE[m].length > 0).map(
     (m) => html`<fieldset${editId ? '' : html` data-method="${m}"`}><legend>${m} rails</legend>${CATALOGUE[m].map(
-      (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`,
+      (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}${r.currencies ? html` <span class="hint">(${r.currencies.join(', ')})</span>` : ''}</label>`,
     )}</fieldset>`,
   );
   // A currency the desk has but the platform no longer enables stays ticked, so saving keeps it.
   const codes = [...new Set([...currencies, ...f.currencies])];
-  return html`<form class="card stack" method="post" action="${editId ? `/cabinet/desks/${editId}/settings` : '/cabinet/desks'}"${editId ? html` id="edit-desk"` : html` id="new-desk"`}>${csrfInput(c.csrf)}
+  const errorId = editId ? 'edit-desk-error' : 'new-desk-error';
+  return html`<form class="card stack" method="post" action="${editId ? `/cabinet/desks/${editId}/settings` : '/cabinet/desks'}"${editId ? html` id="edit-desk"` : html` id="new-desk"`}${error ? html` aria-describedby="${errorId}"` : ''}>${csrfInput(c.csrf)}
 <h2>${editId ? 'Change settings' : 'New cash desk'}</h2>
+${error ? html`<p class="notice bad" role="alert" id="${errorId}"><strong>Nothing was ${editId ? 'saved' : 'created'}.</strong> ${error}</p>` : ''}
+<label>Name <span class="hint">Shown before the id in every list${editId ? '' : '; empty: “Desk N”'}.</span>
+<input type="text" name="name" maxlength="100" value="${f.name}"${editId ? html` required` : ''} autocomplete="off"></label>
 ${editId
   ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>`
   : html`<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
@@ -79,33 +96,39 @@ export function desksPage(c: CabinetRequest, desks: readonly DeskView[], currenc
     'Cash desks',
     'desks',
     html`<h1>Cash desks</h1>
-${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 ${desks.length === 0
   ? html`<p class="card">No cash desk yet. A desk is what your shop signs API calls with: one per site or integration.</p>`
-  : html`<div class="table-wrap" tabindex="0"><table><caption class="skip">Your cash desks</caption><thead><tr><th scope="col">Desk</th><th scope="col">State</th><th scope="col">Method</th><th scope="col">Rails</th><th scope="col">Currencies</th><th scope="col">Created (UTC)</th></tr></thead><tbody>
-${desks.map((d) => html`<tr><td><a class="mono" href="/cabinet/desks/${d.id}">${d.id}</a></td><td>${deskState(d)}</td><td>${d.method}</td><td>${d.rails.join(', ') || '—'}</td><td>${d.currencies.join(', ')}</td><td>${utc(d.createdAt)}</td></tr>`)}
-</tbody></table></div>`}
-${deskForm(c, currencies, form)}`,
+  : listTable<DeskView>('Your cash desks', [
+      { label: 'Name', cell: (d) => html`<a href="/cabinet/desks/${d.id}">${d.name}</a>` },
+      { label: 'Desk id', cell: (d) => html`<span class="mono id">${d.id}</span>` },
+      { label: 'State', cell: deskState },
+      { label: 'Method', cell: (d) => d.method },
+      { label: 'Rails', cell: (d) => d.rails.join(', ') || '—' },
+      { label: 'Currencies', cell: (d) => d.currencies.join(', ') },
+      { label: 'Created (UTC)', cell: (d) => utc(d.createdAt) },
+    ], desks)}
+${mayChange(c) ? deskForm(c, currencies, form, null, error) : ''}`,
   );
 }
 
-function credentials(d: { id: string; key: string }, secret: string, baseUrl: string, what: string): Html {
+function credentials(d: { id: string; name: string; key: string }, secret: string, baseUrl: string, what: string): Html {
   return html`<section class="card" aria-labelledby="cred-h"><h2 id="cred-h">${what}</h2>
 <p class="notice warn">Copy the secret now: it is shown this once and never again. Store it on your server only.</p>
 <dl class="fields">
-<dt>Desk id</dt><dd><span class="mono" id="desk-id" data-copy="desk id">${d.id}</span></dd>
-<dt>Key</dt><dd><span class="mono" id="desk-key" data-copy="key">${d.key}</span></dd>
-<dt>Secret</dt><dd><code class="secret" id="desk-secret" data-copy="secret">${secret}</code></dd>
+<dt>Name</dt><dd>${d.name}</dd>
+<dt>Desk id</dt><dd>${copyable(d.id, 'desk id', { id: 'desk-id' })}</dd>
+<dt>Key</dt><dd>${copyable(d.key, 'key', { id: 'desk-key' })}</dd>
+<dt>Secret</dt><dd>${copyable(secret, 'secret', { id: 'desk-secret', secret: true })}</dd>
 </dl></section>
 <section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Try it: a signed call</h2>
-<pre tabindex="0"><code>${signedCurl(baseUrl, d.key, secret)}</code></pre>
+${snippet(signedCurl(baseUrl, d.key, secret), 'signed call')}
 <p>Or with the Node.js SDK, the secret in <code>PAYGATE_SECRET</code>:</p>
-<pre tabindex="0"><code>${nodeSnippet(baseUrl, d.key)}</code></pre></section>
+${snippet(nodeSnippet(baseUrl, d.key), 'SDK example')}</section>
 <p><a href="/cabinet/desks/${d.id}">Go to the desk</a></p>`;
 }
 
 export function deskCreatedPage(c: CabinetRequest, d: DeskView, secret: string, baseUrl: string): Html {
-  return cabinetPage(c, 'Cash desk created', 'desks', html`<h1>Cash desk created</h1>${credentials(d, secret, baseUrl, 'Credentials')}`);
+  return cabinetPage(c, 'Cash desk created', 'desks', html`<h1>Cash desk created: ${d.name}</h1>${credentials(d, secret, baseUrl, 'Credentials')}`);
 }
 
 export function secretRotatedPage(c: CabinetRequest, d: DeskView, secret: string, baseUrl: string): Html {
@@ -113,7 +136,7 @@ export function secretRotatedPage(c: CabinetRequest, d: DeskView, secret: string
     c,
     'New secret',
     'desks',
-    html`<h1>New secret issued</h1><p class="notice info">The old secret stopped working at once: calls signed with it answer INVALID_SIGNATURE.</p>${credentials(d, secret, baseUrl, 'New credentials')}`,
+    html`<h1>New secret issued for ${d.name}</h1><p class="notice info">The old secret stopped working at once: calls signed with it answer INVALID_SIGNATURE.</p>${credentials(d, secret, baseUrl, 'New credentials')}`,
   );
 }
 
@@ -156,18 +179,24 @@ function testResult(t: TestCallbackView): Html {
 <p class="hint">A test is signed like a real callback but its body says <code>"event": "test.callback"</code>; it is not an order event, is not retried and is not in the events feed.</p></section>`;
 }
 
+type PictureLine = { rail: string | null; code: string; min: number; max: number };
+
 export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture, notice: string | null, extras: DeskExtras | null = null): Html {
-  const limit = (v: string) => (/^0(\.0+)?$/.test(v) ? 'no limit' : `${v} USD`);
+  const limit = (v: string) => (/^0(\.0+)?$/.test(v) ? 'no limit' : money(v, 'USD'));
+  const lines: PictureLine[] = picture.rails.flatMap((r) => r.currencies.map((cur) => ({ rail: r.rail, ...cur })));
+  const change = mayChange(c);
   return cabinetPage(
     c,
-    `Desk ${d.id}`,
+    `Desk ${d.name}`,
     'desks',
-    html`<h1>Cash desk <span class="mono">${d.id}</span> ${deskState(d)}</h1>
+    html`<h1>${d.name} ${deskState(d)}</h1>
+<p class="subtitle">Cash desk ${copyable(d.id, 'desk id')}</p>
 ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="fields-h"><h2 id="fields-h">Settings</h2>
 <dl class="fields">
-<dt>Key</dt><dd><span class="mono" data-copy="key">${d.key}</span></dd>
+<dt>Name</dt><dd>${d.name}</dd>
+<dt>Key</dt><dd>${copyable(d.key, 'key')}</dd>
 <dt>Method</dt><dd>${d.method}</dd>
 <dt>Rails</dt><dd>${d.rails.join(', ') || '— (this method has no rails)'}</dd>
 <dt>Currencies</dt><dd>${d.currencies.join(', ')}</dd>
@@ -180,23 +209,26 @@ ${d.stopReason ? html`<dt>Stopped by the platform</dt><dd>${d.stopReason}</dd>` 
 </dl></section>
 <section class="card" aria-labelledby="live-h"><h2 id="live-h">What the API offers now</h2>
 <p>${picture.available ? html`<span class="badge ok">Taking orders</span>` : html`<span class="badge bad">Not taking orders</span> ${picture.reason}`}</p>
-${picture.rails.length === 0
+${lines.length === 0
   ? html`<p class="muted">No rail is available for this desk at the moment.</p>`
-  : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th scope="col">Rail</th><th scope="col">Currency</th><th scope="col">Min</th><th scope="col">Max</th></tr></thead><tbody>
-${picture.rails.flatMap((r) => r.currencies.map((cur) => html`<tr><td>${r.rail ?? '—'}</td><td>${cur.code}</td><td class="num">${cur.min === 0 ? '—' : String(cur.min)}</td><td class="num">${cur.max === 0 ? '—' : String(cur.max)}</td></tr>`))}
-</tbody></table></div><p class="hint">As <code>GET /gw/v1/methods</code> answers for this desk; amounts in the order's currency.</p>`}
+  : html`${listTable<PictureLine>('Rails and currencies the API offers for this desk', [
+      { label: 'Rail', cell: (l) => l.rail ?? '—' },
+      { label: 'Currency', cell: (l) => l.code },
+      { label: 'Min', cell: (l) => (l.min === 0 ? '—' : money(String(l.min), l.code)), num: true },
+      { label: 'Max', cell: (l) => (l.max === 0 ? '—' : money(String(l.max), l.code)), num: true },
+    ], lines)}<p class="hint">As <code>GET /gw/v1/methods</code> answers for this desk; amounts in the order's currency.</p>`}
 </section></div>
-<section class="card" aria-labelledby="act-h"><h2 id="act-h">Actions</h2><div class="actions">
+${change
+  ? html`<section class="card" aria-labelledby="act-h"><h2 id="act-h">Actions</h2><div class="actions">
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/enabled">${csrfInput(c.csrf)}<input type="hidden" name="enabled" value="${d.enabled ? 'false' : 'true'}">
 <button type="submit" class="${d.enabled ? 'danger' : ''}">${d.enabled ? 'Turn the desk off' : 'Turn the desk on'}</button></form>
 <form class="inline" method="post" action="/cabinet/desks/${d.id}/secret">${csrfInput(c.csrf)}<button type="submit" class="secondary">Issue a new secret</button></form>
 ${d.callbackUrl ? html`<form class="inline" method="post" action="/cabinet/desks/${d.id}/test-callback">${csrfInput(c.csrf)}<button type="submit" class="secondary">Send a test callback</button></form>` : ''}
 <a href="/cabinet/orders?desk=${d.id}">Orders of this desk</a>
 </div>
-<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>
+<p class="hint">A desk that is off answers SHOP_INACTIVE to new orders. A new secret replaces the old one at once.</p></section>`
+  : html`<p><a href="/cabinet/orders?desk=${d.id}">Orders of this desk</a></p>`}
 ${extras?.test ? testResult(extras.test) : ''}
-${extras?.error ? html`<p class="notice bad" role="alert">${extras.error}</p>` : ''}
-${extras ? deskForm(c, extras.currencies, extras.form, d.id) : ''}`,
+${extras && change ? deskForm(c, extras.currencies, extras.form, d.id, extras.error) : ''}`,
   );
 }
-

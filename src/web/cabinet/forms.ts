@@ -18,7 +18,7 @@ export const SignUpForm = sessionForm({
  * `POST /cabinet/desks` and `/cabinet/desks/{id}/settings`: the desk fields of the operator API
  * (web spec). The settings form repeats the method in a hidden input; the desk keeps its own.
  */
-export const DeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));
+export const DeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));
 
 /** `POST /cabinet/desks/{id}/enabled`. */
 export const DeskEnabledForm = sessionForm(fieldsFrom(PatchDeskBody, ['enabled']));
@@ -47,3 +47,32 @@ export const RedeliverForm = sessionForm({ since: text({ maxLength: 40 }) });
  * evidence is one URL a line here; the API keeps them joined by semicolons.
  */
 export const AppealForm = sessionForm({ ...fieldsFrom(OpenAppealBody, ['orderId', 'reason', 'evidenceUrl']), receipt: files(1) });
+
+/**
+ * `POST /cabinet/links` (web spec): the amount as typed (a decimal string), the currency, the desk,
+ * what the link is for, and optionally when it lapses (`datetime-local`, read as UTC, or ISO 8601)
+ * and the rail its orders go by.
+ */
+export const LinkForm = sessionForm({
+  amount: text({ maxLength: 40 }),
+  currency: text({ maxLength: 3 }),
+  deskId: text({ maxLength: 64 }),
+  description: text({ maxLength: 255 }),
+  expiresAt: text({ maxLength: 40 }),
+  rail: text({ maxLength: 40 }),
+});
+
+/** `POST /cabinet/links/{id}/enabled`: `true` or `false`, as a desk's switch. */
+export const LinkEnabledForm = sessionForm(fieldsFrom(PatchDeskBody, ['enabled']));
+
+/** `POST /cabinet/team`: who is invited and with which role, as `POST /admin/v1/merchants/{id}/users` takes them. */
+export const InviteForm = sessionForm(fieldsFrom(CreateUserBody, ['email', 'role']));
+
+/** `POST /cabinet/team/{userId}/role`. */
+export const RoleForm = sessionForm(fieldsFrom(CreateUserBody, ['role']));
+
+/**
+ * `POST /cabinet/invite/{token}`: the invitee's password. The form also holds the invited email in a
+ * hidden `username` input, for password managers; the route does not read it.
+ */
+export const AcceptInvitationForm = sessionForm({ username: text({ maxLength: 320 }), ...fieldsFrom(CreateUserBody, ['password']) });

@@ -6,7 +6,7 @@ import type { CabinetRequest } from './session.js';
 
 export interface HomeData {
   progress: { hasDesk: boolean; hasOrder: boolean; hasDeliveredCallback: boolean; hasCompletedSandboxOrder: boolean };
-  firstDesk: { id: string; key: string } | null;
+  firstDesk: { id: string; name: string; key: string } | null;
   baseUrl: string;
 }
 
@@ -49,6 +49,11 @@ export function nodeSnippet(baseUrl: string, key: string): string {
   ].join('\n');
 }
 
+/** A shell or code snippet people paste: wrapped rather than scrolled, with a copy button from the script. */
+export function snippet(text: string, label: string): Html {
+  return html`<pre class="snippet" data-copy="${label}"><code>${text}</code></pre>`;
+}
+
 export function homePage(c: CabinetRequest, d: HomeData): Html {
   const p = d.progress;
   const step = (done: boolean, text: Interpolation) => html`<li class="${done ? 'done' : ''}"><span class="step">${text}</span>${done ? html` <span class="badge ok">done</span>` : ''}</li>`;
@@ -68,10 +73,10 @@ ${step(p.hasCompletedSandboxOrder, html`Simulate a payment on a sandbox order fr
 </ol></section>
 ${d.firstDesk
   ? html`<section class="card" aria-labelledby="curl-h"><h2 id="curl-h">Signed test call</h2>
-<p>Asks what desk <a href="/cabinet/desks/${d.firstDesk.id}" class="mono">${d.firstDesk.id}</a> can take now. Paste the secret you copied at creation.</p>
-<pre tabindex="0"><code>${signedCurl(d.baseUrl, d.firstDesk.key, null)}</code></pre>
+<p>Asks what desk <a href="/cabinet/desks/${d.firstDesk.id}">${d.firstDesk.name}</a> <span class="mono id">${d.firstDesk.id}</span> can take now. Paste the secret you copied at creation.</p>
+${snippet(signedCurl(d.baseUrl, d.firstDesk.key, null), 'signed call')}
 <p>Or with the Node.js SDK, the secret in <code>PAYGATE_SECRET</code>:</p>
-<pre tabindex="0"><code>${nodeSnippet(d.baseUrl, d.firstDesk.key)}</code></pre></section>`
+${snippet(nodeSnippet(d.baseUrl, d.firstDesk.key), 'SDK example')}</section>`
   : ''}`,
   );
 }

@@ -15,7 +15,7 @@ import { ButtonForm, withForm } from '../forms.js';
 import { orderAppealsSection, timelineSection } from './appealsView.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
-import { ORDER_STATUSES, orderPage, ordersPage, type OrderDetail, type OrderFilters } from './ordersView.js';
+import { ORDER_STATUSES, orderPage, ordersPage, type DeskName, type OrderDetail, type OrderFilters } from './ordersView.js';
 
 /** Orders per list page; the CSV export takes up to 200 (web spec). */
 const ORDERS_PAGE = 50;
@@ -23,12 +23,12 @@ const CSV_MAX_ROWS = 200;
 
 /** Orders: the filtered list, its CSV export, one order with its actions (simulate, resend). */
 export function orderRoutes(app: FastifyInstance, ctx: Ctx): void {
-  const desksOf = async (merchantId: string) => (await listDeskViews(ctx, { merchantId, limit: 500 })).items;
+  const desksOf = async (merchantId: string): Promise<DeskName[]> => (await listDeskViews(ctx, { merchantId, limit: 500 })).items.map((d) => ({ id: d.id, name: d.name }));
 
   app.get('/cabinet/orders', async (req, reply) => {
     const c = cab(req);
     const filters = filtersOf(req);
-    const desks = (await desksOf(c.merchant.id)).map((d) => d.id);
+    const desks = await desksOf(c.merchant.id);
     const before = str(query(req).before, 64) || undefined;
     try {
       const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filters), before, limit: ORDERS_PAGE });
@@ -61,8 +61,9 @@ export function orderRoutes(app: FastifyInstance, ctx: Ctx): void {
       done === 'simulated' ? { kind: 'ok' as const, text: 'Payment simulated: the order is completed and its callback is on its way.' }
       : done === 'resent' ? { kind: 'ok' as const, text: `Resent as event ${event || 'with a new id'}.` }
       : null;
-    const { attempts, appeals, timeline } = await orderPageExtras(ctx, c.merchant.id, o.id);
-    return sendPage(reply, 200, orderPage(c, orderDetail(o), attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
+    const [{ attempts, appeals, timeline }, desks] = await Promise.all([orderPageExtras(ctx, c.merchant.id, o.id), desksOf(c.merchant.id)]);
+    const desk = desks.find((d) => d.id === o.desk_id);
+    return sendPage(reply, 200, orderPage(c, orderDetail(o), desk, attempts, notice, html`${timelineSection(timeline)}${orderAppealsSection(c, o.id, o.status, appeals)}`));
   });
 
   app.post('/cabinet/orders/:orderId/resend', withForm(ButtonForm), async (req, reply) => {
@@ -80,7 +81,8 @@ export function orderRoutes(app: FastifyInstance, ctx: Ctx): void {
     } catch (err) {
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
       const fresh = await findOrderRow(ctx, scope, o.id);
-      return sendPage(reply, 409, orderPage(c, orderDetail(fresh), await orderCallbackLog(ctx, scope, o.id), { kind: 'bad', text: sentence(err.detail) }));
+      const desk = (await desksOf(c.merchant.id)).find((d) => d.id === o.desk_id);
+      return sendPage(reply, 409, orderPage(c, orderDetail(fresh), desk, await orderCallbackLog(ctx, scope, o.id), { kind: 'bad', text: sentence(err.detail) }));
     }
     return seeOther(reply, `/cabinet/orders/${o.id}?done=simulated`);
   });
@@ -97,9 +99,10 @@ function listQuery(f: OrderFilters) {
   return { status: f.status || undefined, deskId: f.desk || undefined, from: f.from || undefined, to: f.to || undefined, q: f.q || undefined };
 }
 
-function orderDetail(o: OrderRow): OrderDetail {
+/** An order as the cabinet shows it: the API's read plus its desk and whether it is a test. */
+export function orderDetail(o: OrderRow): OrderDetail {
   const v = orderView(o);
-  return { ...v, deskId: o.desk_id, sandbox: o.sandbox };
+  return { ...v, description: o.description, deskId: o.desk_id, sandbox: o.sandbox };
 }
 
 function csvRow(o: OrderRow): OrderCsvRow {

@@ -15,6 +15,8 @@ export interface CabinetRequest {
   session: SessionInfo;
   user: UserRow;
   merchant: MerchantRow;
+  /** Approved merchants: one line per desk no live provider serves (the banner); empty otherwise. */
+  liveWarnings: readonly string[];
   /** The token every form of the page carries in its hidden `_csrf` input. */
   csrf: string;
 }
@@ -32,7 +34,7 @@ export function cabinetSessionHook(ctx: Ctx) {
     CABINET,
     (accountId) => cabinetAccount(ctx, accountId),
     (req, s) => {
-      req.cabinet = { session: s.session, user: s.account.user, merchant: s.account.merchant, csrf: s.csrf };
+      req.cabinet = { session: s.session, user: s.account.user, merchant: s.account.merchant, liveWarnings: s.account.liveWarnings, csrf: s.csrf };
     },
   );
 }

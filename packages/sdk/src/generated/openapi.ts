@@ -1540,6 +1540,11 @@ export interface components {
             email: string;
             /** @description at least 10 characters, not a common password */
             password: string;
+            /**
+             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only; default `owner`
+             * @enum {string}
+             */
+            role?: "owner" | "developer" | "viewer";
         };
         Credit: {
             /** @description `crd_` id */
@@ -2690,6 +2695,11 @@ export interface components {
             /** Format: email */
             email: string;
             merchantId: string;
+            /**
+             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only
+             * @enum {string}
+             */
+            role: "owner" | "developer" | "viewer";
             /**
              * Format: date-time
              * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
