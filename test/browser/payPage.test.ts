@@ -203,6 +203,26 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
     }
   }, SLOW);
 
+  it('the UPI button and the QR code carry the same link in every language: orderRef as the note, the order id as the reference', async () => {
+    const upi = CASES.find((c) => c.name.includes('Upi'))!;
+    const o = await createOrder(h, upi, { amount: 123456.5, orderRef: 'INV 7/2026' });
+    for (const [lang, viewport, label] of [['hi', PHONE, 'UPI ऐप में भुगतान करें'], ['ru', DESKTOP, 'Оплатить в приложении UPI']] as const) {
+      const { context, page, seen } = await open(`/pay/${o.id}?lang=${lang}`, { viewport });
+      try {
+        const button = page.locator('#upi-link');
+        expect(await button.textContent()).toBe(label);
+        const href = await button.getAttribute('href');
+        expect(href).toBe(`upi://pay?pa=${o.payment.upiId}&pn=${encodeURIComponent(o.payment.holder)}&am=123456.50&cu=INR&tn=INV%207%2F2026&tr=${o.id}`);
+        expect(await decodeQr(page, '.qr svg')).toBe(href);
+        expect(await page.locator('#amount').textContent()).toBe(lang === 'hi' ? '₹1,23,456.50' : formatAmount('ru', '123456.50', 'INR'));
+        await commonChecks(page, seen);
+        await screenshot(page, `upi-button-${lang}-${viewport === PHONE ? 'phone' : 'desktop'}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }, SLOW);
+
   it('takes a reference on every rail: the rail’s rule in the page’s language, the value kept, then the one on record', async () => {
     const o = await createOrder(h, CASES[0]!);
     const cases = [
