@@ -11,6 +11,7 @@ import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt2 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
+import { windowStart, WINDOWS } from '../domain/turnover.js';
 import { randomId26 } from '../ids.js';
 import { parseStrictJson } from '../json.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
@@ -92,6 +93,26 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
   payerReference: r.payer_reference,
   matchedByCredit: r.matched_credit_id !== null,
 });
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Completions of several orders in one transaction take their merchants' and counters' locks
+ * up front, in the order a lone completion takes them (see `store.holdCompletionLocks`). Scopes as
+ * the turnover counters count them (services/turnover.ts): desk and merchant, the platform for live
+ * orders, the provider when there is one.
+ */
+function holdCompletionLocks(q: Queryable, orders: OrderRow[], nowMs: number): Promise<void> {
+  const ids = (f: (o: OrderRow) => string | null | false) => [...new Set(orders.map(f).filter((x): x is string => typeof x === 'string'))].sort(byText);
+  const scoped = [
+    ...ids((o) => o.desk_id).map((id) => ({ scope: 'desk' as const, id })),
+    ...ids((o) => o.merchant_id).map((id) => ({ scope: 'merchant' as const, id })),
+    ...(orders.some((o) => !o.sandbox) ? [{ scope: 'platform' as const, id: '' }] : []),
+    ...ids((o) => o.provider_id).map((id) => ({ scope: 'provider' as const, id })),
+  ];
+  const counters = scoped.flatMap((s) => WINDOWS.map((w) => ({ scope: s.scope, scopeId: s.id, window: w, start: windowStart(w, nowMs) })));
+  return store.holdCompletionLocks(q, ids((o) => o.merchant_id), counters);
+}
 
 interface Recorded {
   credit: store.CreditRow;
@@ -201,6 +222,9 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
     const claimed = outcomes.filter((o) => o.matched).length;
     outcomes = judge(groups(await store.nearOrders(q, lonely, NEAR_MAX + claimed)));
   }
+
+  const winners = outcomes.flatMap((o) => (o.matched ? [locked.get(o.orderId)!] : []));
+  if (winners.length > 1) await holdCompletionLocks(q, winners, now.getTime());
 
   const results: (store.CreditOutcome & { id: string; requisiteId: string | null })[] = [];
   for (const [k, c] of credits.entries()) {
