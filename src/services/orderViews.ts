@@ -36,6 +36,7 @@ export function orderView(o: OrderViewRow) {
     credited: { amount: fmt8(o.credited_amount), currency: 'USD' },
     cancelReason: o.cancel_reason,
     finishedAt: isoOrNull(o.finished_at),
+    description: o.description ?? null,
   };
 }
 
@@ -91,5 +92,6 @@ export function payPageView(o: OrderRow, merchantName: string | null) {
     backUrl: o.back_url,
     merchant: { displayName: merchantName },
     sandbox: o.sandbox,
+    description: o.description ?? null,
   };
 }

@@ -57,9 +57,12 @@ describe('payment links', () => {
     const read = json(await signed(h, desk, `/gw/v1/orders/${o1}`)).result;
     expect(read).toMatchObject({ orderRef: `${linkId}-1`, amount: '1500.50', currency: 'RUB', rail: 'Sbp', status: 'Created' });
     expect(json(await signed(h, desk, `/gw/v1/orders/${o2}`)).result.orderRef).toBe(`${linkId}-2`);
-    const row = await h.ctx.db.query<{ description: string }>('SELECT description FROM orders WHERE id = $1', [o1]);
-    expect(row.rows[0]!.description).toBe('Blue teapot, 1 l');
+    // the description is the order's: in the API's reads and in the payment page's data
+    expect(read.description).toBe('Blue teapot, 1 l');
+    expect(json(await h.app.inject({ method: 'GET', url: `/api/pay/${o1}` })).result.description).toBe('Blue teapot, 1 l');
     expect((await h.app.inject({ method: 'GET', url: `/pay/${o1}` })).statusCode).toBe(200);
+    const apiOrder = json(await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp' }) })).result;
+    expect(json(await signed(h, desk, `/gw/v1/orders/${apiOrder.id}`)).result.description).toBeNull();
 
     // the cabinet lists the link with its orders, and the order page shows the description
     const list = (await b.get('/cabinet/links')).body;

@@ -181,7 +181,7 @@ describe('Created → Canceled', () => {
     expect(body.traceId).toBe(res.headers['x-trace-id']);
     expect(body.result).toEqual(await getOrder(sandbox, o.id));
     expect(body.result).toMatchObject({ id: o.id, orderRef: 'tr-cancel', status: 'Canceled', subStatus: 'Cancelled', cancelReason: 'customer left' });
-    expect(Object.keys(body.result)).toEqual([...Object.keys(o), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt']);
+    expect(Object.keys(body.result)).toEqual([...Object.keys(o), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description']);
 
     tick();
     const again = await cancel(sandbox, o.id, { reason: 'changed my mind' });

@@ -35,7 +35,7 @@ describe('POST /gw/v1/orders', () => {
 
 const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const CREATE_KEYS = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
-const GET_KEYS = [...CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt'];
+const GET_KEYS = [...CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description'];
 
 describe('POST /gw/v1/orders: create answer', () => {
   it('lists the create fields in the spec order; the create answer never echoes orderRef', async () => {
@@ -78,6 +78,7 @@ describe('GET /gw/v1/orders/{id}', () => {
       credited: { amount: '0.00000000', currency: 'USD' },
       cancelReason: null,
       finishedAt: null,
+      description: null,
     });
     expect(o.createdAt).toMatch(SECONDS);
     const byRef = await get('inv-get-1');

@@ -12,7 +12,7 @@ import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type
 let h: Harness;
 let desk: DeskCreds;
 
-const PAGE_KEYS = ['id', 'orderRef', 'status', 'subStatus', 'amount', 'currency', 'method', 'rail', 'payment', 'payerReference', 'expiresAt', 'successUrl', 'failUrl', 'backUrl', 'merchant', 'sandbox'];
+const PAGE_KEYS = ['id', 'orderRef', 'status', 'subStatus', 'amount', 'currency', 'method', 'rail', 'payment', 'payerReference', 'expiresAt', 'successUrl', 'failUrl', 'backUrl', 'merchant', 'sandbox', 'description'];
 
 beforeAll(async () => {
   h = await createHarness();
@@ -53,6 +53,7 @@ describe('GET /api/pay/{id}', () => {
       backUrl: 'https://shop.example/',
       merchant: { displayName: 'Coffee Corner' },
       sandbox: true,
+      description: null,
     });
   });
 

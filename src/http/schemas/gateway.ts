@@ -159,6 +159,7 @@ export const OrderGetFields = {
   credited: Type.Object({ amount: Usd8, currency: Type.Literal('USD') }, { title: 'Credited', description: 'zero until completion' }),
   cancelReason: nstr('e.g. `expired`, `appeal rejected`, or the reason given on cancel'),
   finishedAt: Nullable(Timestamp),
+  description: nstr('what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API'),
 };
 export const Order = Type.Object(OrderGetFields, { title: 'Order' });
 
@@ -287,6 +288,7 @@ export const PayPage = Type.Object(
     backUrl: Nullable(UrlString({ description: 'backUrl' })),
     merchant: Type.Object({ displayName: nstr('the merchant\'s name') }),
     sandbox: Type.Boolean({ description: 'a test payment: no money moves' }),
+    description: nstr('what the payment is for, as the merchant described it (a payment link\'s description); null for orders created through the API'),
   },
   { title: 'PayPage' },
 );

@@ -1986,6 +1986,8 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             finishedAt: string | null;
+            /** @description what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API */
+            description: string | null;
             deskId: string;
             merchantId: string;
             providerId: string | null;
@@ -2046,6 +2048,8 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             finishedAt: string | null;
+            /** @description what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API */
+            description: string | null;
         };
         /** @description the order as created; `orderRef` is always null here */
         OrderCreated: {
@@ -2236,6 +2240,8 @@ export interface components {
             };
             /** @description a test payment: no money moves */
             sandbox: boolean;
+            /** @description what the payment is for, as the merchant described it (a payment link's description); null for orders created through the API */
+            description: string | null;
         };
         /** @description the order's payment details while the customer may still pay (`Created`, `Payed`); every key null once the order is closed */
         PayPagePayment: {
