@@ -62,8 +62,8 @@ export function creditPages(app: FastifyInstance, kit: Kit): void {
   });
 
   app.get(`${CREDITS_PATH}/:id`, async (req, reply) => {
-    const c = await queuedCredit(ctx, param(req, 'id'));
-    return page(req, reply, (s) => creditPage(s, c, noticeOf(query(req).done, NOTICES)));
+    const [c, pools] = await Promise.all([queuedCredit(ctx, param(req, 'id')), poolProviders(ctx)]);
+    return page(req, reply, (s) => creditPage(s, c, new Map(pools.map((p) => [p.id, p.name])), noticeOf(query(req).done, NOTICES)));
   });
 
   adminPost(`${CREDITS_PATH}/:id/match`, MatchCreditForm, async (req, reply) => {

@@ -82,15 +82,18 @@ ${c.status === 'unmatched'
 </div>`;
 }
 
+/** Pool providers' names by id, to name a credit's provider. */
+export type PoolNames = ReadonlyMap<string, string>;
+
 /** One credit: what arrived, why it waits, its candidates and the actions. */
-function creditBody(s: Shell, c: QueuedCredit, back: string): Html {
+function creditBody(s: Shell, c: QueuedCredit, back: string, names: PoolNames): Html {
   return html`<dl class="fields">
 <dt>Received</dt><dd>${utc(c.receivedAt)}</dd>
 <dt>Why here</dt><dd>${c.status === 'matched' ? html`Matched${c.matchedBy ? ` by ${c.matchedBy}` : ''}` : (REASON_TEXT[c.reason ?? ''] ?? c.reason ?? html`<span class="muted">—</span>`)}</dd>
 ${c.orderId ? html`<dt>Order</dt><dd><a class="mono" href="/office/orders/${c.orderId}">${c.orderId}</a>${c.difference ? html` · difference ${amount(signed(c.difference), c.currency)} (credit less order)` : ''}</dd>` : ''}
 <dt>Account</dt><dd><code>${c.account}</code></dd>
 <dt>Requisite</dt><dd>${c.requisiteId ? html`<a class="mono" href="/office/requisites/${c.requisiteId}">${c.requisiteId}</a>` : html`<span class="muted">none: unknown account</span>`}</dd>
-<dt>Provider</dt><dd><a class="mono" href="/office/pools/${c.providerId}">${c.providerId}</a></dd>
+<dt>Pool</dt><dd><a href="/office/pools/${c.providerId}">${names.get(c.providerId) ?? c.providerId}</a></dd>
 <dt>Payer</dt><dd>${c.payer ?? html`<span class="muted">—</span>`}</dd>
 <dt>Reference</dt><dd>${c.reference ? html`<code>${c.reference}</code>` : html`<span class="muted">—</span>`}</dd>
 <dt>Source</dt><dd>${c.source} · <code>${c.sourceId}</code></dd>
@@ -125,25 +128,25 @@ export function creditsPage(
 <div><label for="f-status">Status</label><select id="f-status" name="status">${CREDIT_FILTERS.map((v) => opt(v, STATUS_LABEL[v], f.status))}</select></div>
 <div><label for="f-provider">Pool provider</label><select id="f-provider" name="providerId">${opt('', 'Any', f.providerId)}${pools.map((p) => opt(p.id, p.name, f.providerId))}</select></div>
 <div><label for="f-requisite">Requisite id</label><input type="text" id="f-requisite" name="requisiteId" value="${f.requisiteId}" maxlength="64" placeholder="rqs_…" spellcheck="false"></div>
-<div class="filter-actions"><button type="submit" class="secondary">Show</button> <a href="${CREDITS_PATH}">Clear</a></div>
+<div class="rc-buttons"><button type="submit" class="secondary">Show</button> <a href="${CREDITS_PATH}">Clear</a></div>
 </form>
 ${page.items.length === 0 ? html`<p class="muted empty" id="credits-empty">${f.status === 'unmatched' && !f.providerId && !f.requisiteId ? 'No credit is waiting: every credit is matched or ignored.' : 'No credits match these filters.'}</p>` : ''}
 <ul class="queue rc-credits">${page.items.map(
       (c) => html`<li class="card" id="credit-${c.id}"><h2>${creditHeading(c, true)}</h2>
-${creditBody(s, c, here)}</li>`,
+${creditBody(s, c, here, new Map(pools.map((p) => [p.id, p.name])))}</li>`,
     )}</ul>
 ${page.next ? html`<p class="pager"><a href="${withQuery(CREDITS_PATH, { status: f.status === 'unmatched' ? '' : f.status, providerId: f.providerId, requisiteId: f.requisiteId, [page.oldestFirst ? 'after' : 'before']: page.next })}" rel="next">${page.oldestFirst ? 'Newer credits' : 'Older credits'}</a></p>` : ''}`,
   );
 }
 
-export function creditPage(s: Shell, c: QueuedCredit, done: string | null): Html {
+export function creditPage(s: Shell, c: QueuedCredit, names: PoolNames, done: string | null): Html {
   return officePage(
     s,
     `Credit ${c.id}`,
     CREDITS_PATH,
     html`<p><a href="${CREDITS_PATH}">← Unmatched credits</a></p>
 <h1>Credit ${creditHeading(c, false)}</h1>${notice(done)}
-<section class="card" id="credit-${c.id}">${creditBody(s, c, `${CREDITS_PATH}/${c.id}`)}</section>`,
+<section class="card" id="credit-${c.id}">${creditBody(s, c, `${CREDITS_PATH}/${c.id}`, names)}</section>`,
   );
 }
 

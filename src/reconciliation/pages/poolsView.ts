@@ -15,6 +15,9 @@ import { amount, list, withQuery } from './ui.js';
 
 export const RECONCILIATION_PATH = '/office/reconciliation' as const;
 
+/** The payment keys in the order the form asks for them: the payable details first. */
+const FORM_KEYS = ['card', 'phone', 'account', 'iban', 'upiId', 'url', 'holder', 'bank'] as const satisfies readonly (typeof PAYMENT_KEYS)[number][];
+
 const KEY_LABEL: Record<(typeof PAYMENT_KEYS)[number], string> = {
   card: 'Card number',
   phone: 'Phone',
@@ -47,7 +50,7 @@ function providerBadge(p: PoolProvider): Html {
 
 /** The payable details of a requisite, then holder and bank. */
 function details(r: RequisiteView): Html {
-  const shown = PAYMENT_KEYS.filter((k) => r.payment[k]);
+  const shown = FORM_KEYS.filter((k) => r.payment[k]);
   return html`${shown.map((k, i) => html`${i > 0 ? html`<br>` : ''}<span class="muted">${KEY_LABEL[k]}</span> <span class="mono">${r.payment[k]}</span>`)}`;
 }
 
@@ -142,22 +145,26 @@ function newRequisiteForm(s: Shell, p: PoolProvider, state?: PoolPageState['crea
   const v = state?.values ?? {};
   const rails = railsOf(p);
   const ticked = new Set(Array.isArray(v.rails) ? v.rails : typeof v.rails === 'string' ? [v.rails] : []);
-  const field = (name: string, label: string, o: { hint?: string; placeholder?: string; inputmode?: string; value?: string } = {}) =>
-    html`<label for="new-${name}">${label}</label>${o.hint ? html`<span class="muted" id="new-${name}-hint">${o.hint}</span>` : ''}<input type="text" id="new-${name}" name="${name}" value="${val(v, name) || (o.value ?? '')}"${o.placeholder ? html` placeholder="${o.placeholder}"` : ''}${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.hint ? html` aria-describedby="new-${name}-hint"` : ''} maxlength="255" autocomplete="off">`;
+  const field = (name: string, label: string, o: { hint?: string; inputmode?: string; value?: string } = {}) =>
+    html`<div><label for="new-${name}">${label}</label>${o.hint ? html`<span class="muted" id="new-${name}-hint">${o.hint}</span>` : ''}<input type="text" id="new-${name}" name="${name}" value="${val(v, name) || (o.value ?? '')}"${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.hint ? html` aria-describedby="new-${name}-hint"` : ''} maxlength="255" autocomplete="off"></div>`;
   return html`<section class="card" aria-labelledby="new-h"><h2 id="new-h">Add a requisite</h2>
 ${state ? html`<p class="notice bad" role="alert" id="requisite-error">${state.error}</p>` : ''}
 <form class="stack rc-form" method="post" action="/office/pools/${p.id}/requisites">${csrfInput(s.o.csrf)}
 <fieldset><legend>Payment details</legend><p class="muted">At least one payable detail (card, phone, account, IBAN, UPI id or URL). A credit names the requisite by any of them.</p>
-${PAYMENT_KEYS.map((k) => field(k, KEY_LABEL[k]))}</fieldset>
-<label for="new-currency">Currency</label><select id="new-currency" name="currency"><option value="">Any the pool serves</option>${currenciesOf(p).map((c) => html`<option value="${c}"${val(v, 'currency') === c ? html` selected` : ''}>${c}</option>`)}</select>
+<div class="rc-grid">${FORM_KEYS.map((k) => field(k, KEY_LABEL[k]))}</div></fieldset>
+<fieldset><legend>What it serves</legend><div class="rc-grid">
+<div><label for="new-currency">Currency</label><select id="new-currency" name="currency"><option value="">Any the pool serves</option>${currenciesOf(p).map((c) => html`<option value="${c}"${val(v, 'currency') === c ? html` selected` : ''}>${c}</option>`)}</select></div>
 ${rails.length
-  ? html`<fieldset><legend>Rails</legend><p class="muted">None ticked: every rail the pool serves.</p>${rails.map((r) => html`<label class="check"><input type="checkbox" name="rails" value="${r}"${ticked.has(r) ? html` checked` : ''}> ${r}</label>`)}</fieldset>`
+  ? html`<div role="group" aria-labelledby="new-rails-h"><span class="rc-label" id="new-rails-h">Rails</span><span class="muted">None ticked: every rail the pool serves.</span>${rails.map((r) => html`<label class="check"><input type="checkbox" name="rails" value="${r}"${ticked.has(r) ? html` checked` : ''}> ${r}</label>`)}</div>`
   : ''}
-${field('minAmount', 'Smallest order', { hint: 'Customer currency; 0 = unbounded.', inputmode: 'decimal', value: '0' })}
-${field('maxAmount', 'Largest order', { hint: 'Customer currency; 0 = unbounded.', inputmode: 'decimal', value: '0' })}
-${field('dailyLimit', 'Daily limit', { hint: "Today's matched credits plus the open orders' amounts, per UTC day; 0 = unbounded.", inputmode: 'decimal', value: '0' })}
+</div></fieldset>
+<fieldset><legend>Limits, in the customer currency (0 = unbounded)</legend><div class="rc-grid">
+${field('minAmount', 'Smallest order', { inputmode: 'decimal', value: '0' })}
+${field('maxAmount', 'Largest order', { inputmode: 'decimal', value: '0' })}
+${field('dailyLimit', 'Daily limit', { hint: "Today's matched credits plus the open orders' amounts, per UTC day.", inputmode: 'decimal', value: '0' })}
 ${field('maxOpenOrders', 'Open orders at most', { inputmode: 'numeric', value: '10' })}
-${field('label', 'Label', { hint: 'Optional: how operators name it.' })}
+</div></fieldset>
+<div class="rc-grid">${field('label', 'Label', { hint: 'Optional: how operators name it.' })}</div>
 <button type="submit">Add requisite</button>
 </form></section>`;
 }
@@ -171,11 +178,11 @@ function statementSection(s: Shell, p: PoolProvider, st?: PoolPageState['stateme
 <dt>Matched</dt><dd data-field="matched">${m.matched}</dd><dt>Unmatched</dt><dd data-field="unmatched">${m.unmatched}</dd><dt>Skipped</dt><dd data-field="skipped">${m.skipped}</dd></dl>
 ${m.unmatched > 0 ? html`<p><a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Work the unmatched credits</a></p>` : ''}</div>`;
   } else if (st) {
-    result = html`<div class="notice bad" role="alert" id="statement-error"><p>${st.fileName ? html`<strong>${st.fileName}</strong>: ` : ''}${st.error}</p><p>Nothing was recorded.</p></div>`;
+    result = html`<div class="notice bad rc-wrap" role="alert" id="statement-error"><p>${st.fileName ? html`<strong>${st.fileName}</strong>: ` : ''}${st.error}</p><p>Nothing was recorded.</p></div>`;
   }
   return html`<section class="card" aria-labelledby="statement-h"><h2 id="statement-h">Upload a bank statement</h2>
 ${result}
-<p class="muted">ISO 20022 camt.053 or camt.054 (XML), or CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>; up to 50 MiB. Each booked credit is recorded once and matched; one already recorded counts as a duplicate.</p>
+<p class="muted rc-wrap">ISO 20022 camt.053 or camt.054 (XML), or CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>; up to 50 MiB. Each booked credit is recorded once and matched; one already recorded counts as a duplicate.</p>
 ${isAdmin(s.o)
   ? html`<form class="stack" method="post" action="/office/pools/${p.id}/statements" enctype="multipart/form-data">${csrfInput(s.o.csrf)}
 <label for="statement-file">Statement file</label><input type="file" id="statement-file" name="statement" required accept=".xml,.csv,application/xml,text/xml,text/csv">
@@ -210,7 +217,7 @@ export function requisitePage(s: Shell, p: PoolProvider, r: RequisiteView, st: R
   const v = st.edit?.values;
   const value = (k: 'minAmount' | 'maxAmount' | 'dailyLimit' | 'label', current: string | null) => (v ? val(v, k) : (current ?? ''));
   const field = (name: string, label: string, current: string, o: { hint?: string; inputmode?: string; max?: number } = {}) =>
-    html`<label for="edit-${name}">${label}</label>${o.hint ? html`<span class="muted" id="edit-${name}-hint">${o.hint}</span>` : ''}<input type="text" id="edit-${name}" name="${name}" value="${current}"${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.hint ? html` aria-describedby="edit-${name}-hint"` : ''} maxlength="${o.max ?? 32}" autocomplete="off">`;
+    html`<div><label for="edit-${name}">${label}</label>${o.hint ? html`<span class="muted" id="edit-${name}-hint">${o.hint}</span>` : ''}<input type="text" id="edit-${name}" name="${name}" value="${current}"${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.hint ? html` aria-describedby="edit-${name}-hint"` : ''} maxlength="${o.max ?? 32}" autocomplete="off"></div>`;
   return officePage(
     s,
     `Requisite ${r.label ?? r.id}`,
@@ -241,11 +248,14 @@ ${isAdmin(s.o)
   ? html`<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">Change limits and label</h2>
 ${st.edit ? html`<p class="notice bad" role="alert" id="requisite-error">${st.edit.error}</p>` : ''}
 <form class="stack rc-form" method="post" action="/office/requisites/${r.id}">${csrfInput(s.o.csrf)}
-${field('minAmount', 'Smallest order', value('minAmount', r.minAmount), { hint: 'Customer currency; 0 or empty = unbounded.', inputmode: 'decimal' })}
-${field('maxAmount', 'Largest order', value('maxAmount', r.maxAmount), { hint: 'Customer currency; 0 or empty = unbounded.', inputmode: 'decimal' })}
-${field('dailyLimit', 'Daily limit', value('dailyLimit', r.dailyLimit), { hint: '0 or empty = unbounded.', inputmode: 'decimal' })}
+<p class="muted">Amounts in the customer currency; 0 or empty = unbounded.</p>
+<div class="rc-grid">
+${field('minAmount', 'Smallest order', value('minAmount', r.minAmount), { inputmode: 'decimal' })}
+${field('maxAmount', 'Largest order', value('maxAmount', r.maxAmount), { inputmode: 'decimal' })}
+${field('dailyLimit', 'Daily limit', value('dailyLimit', r.dailyLimit), { inputmode: 'decimal' })}
 ${field('maxOpenOrders', 'Open orders at most', v ? val(v, 'maxOpenOrders') : String(r.maxOpenOrders), { inputmode: 'numeric', max: 5 })}
 ${field('label', 'Label', value('label', r.label), { hint: 'Empty clears it.', max: 200 })}
+</div>
 <button type="submit">Save</button></form></section>`
   : ''}`,
   );

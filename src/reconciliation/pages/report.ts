@@ -94,7 +94,7 @@ function reportPage(s: Shell, p: PoolProvider, requisites: readonly RequisiteVie
 <h1>${p.name}: day report</h1>
 <form class="filters" method="get" action="${base}" aria-label="Day">
 <div><label for="report-date">UTC day</label><input type="date" id="report-date" name="date" value="${r.date}" max="${today}" required></div>
-<div class="filter-actions"><button type="submit" class="secondary">Show</button></div>
+<div class="rc-buttons"><button type="submit" class="secondary">Show</button></div>
 </form>
 <p class="rc-links"><a href="${withQuery(base, { date: shift(r.date, -1) })}" rel="prev">← ${shift(r.date, -1)}</a>${r.date < today ? html` · <a href="${withQuery(base, { date: shift(r.date, 1) })}" rel="next">${shift(r.date, 1)} →</a>` : ''} · <a class="button secondary" href="${withQuery(`${base}.csv`, { date: r.date })}" download>Download CSV</a></p>
 <section class="card" aria-labelledby="day-h"><h2 id="day-h">${r.date} (UTC)</h2>

@@ -44,13 +44,14 @@ export interface Column {
 /**
  * A list as a table with every column visible where it fits, and one card per row, each cell
  * labelled, where it does not: the switch is a container query on the list's own width, so it
- * holds whatever the navigation takes. `fit` is the width the columns need.
+ * holds whatever the navigation takes. `fit` is the width the columns need. Each cell's content is
+ * one element, so a card lays out label and value as two columns.
  */
 export function list(caption: string, cols: readonly Column[], rows: readonly (readonly Interpolation[])[], o: { fit?: 's' | 'm' | 'l'; id?: string } = {}): Html {
   return html`<div class="rc-list fit-${o.fit ?? 'm'}"${o.id ? html` id="${o.id}"` : ''}><table>
 <caption class="visually-hidden">${caption}</caption>
 <thead><tr>${cols.map((c) => html`<th scope="col"${c.num ? html` class="num"` : ''}>${c.label}</th>`)}</tr></thead>
-<tbody>${rows.map((cells) => html`<tr>${cells.map((cell, i) => html`<td data-label="${cols[i]?.label ?? ''}"${cols[i]?.num ? html` class="num"` : ''}>${cell}</td>`)}</tr>`)}</tbody>
+<tbody>${rows.map((cells) => html`<tr>${cells.map((cell, i) => html`<td data-label="${cols[i]?.label ?? ''}"${cols[i]?.num ? html` class="num"` : ''}><div class="rc-v">${cell}</div></td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 
