@@ -106,6 +106,90 @@ describe('sign-up to a first simulated payment', () => {
   });
 });
 
+describe('names, refusals and what each page shows', () => {
+  it('names desks ("Desk N" unless given) and lists names before ids; a rename keeps the rest', async () => {
+    const { b } = await signUp('Names Shop');
+    const unnamed = await createDesk(b);
+    const named = await createDesk(b, [['name', 'Front <counter>'], ...DESK_FORM]);
+    const list = (await b.get('/cabinet/desks')).body;
+    const row = (id: string) => list.split('<tr>').find((r) => r.includes(id))!;
+    expect(row(unnamed.id)).toContain('>Desk 1</a>');
+    expect(row(named.id).indexOf('>Front &lt;counter&gt;<')).toBeLessThan(row(named.id).indexOf(`>${named.id}<`));
+    const o = await order(named);
+    const orders = (await b.get('/cabinet/orders')).body;
+    const line = orders.split('<tr>').find((r) => r.includes(o.id))!;
+    expect(line.indexOf('>Front &lt;counter&gt;<')).toBeLessThan(line.indexOf(`>${named.id}<`));
+    expect(orders).toContain(`<option value="${named.id}">Front &lt;counter&gt; (${named.id})</option>`);
+    expect((await b.get(`/cabinet/orders/${o.id}`)).body).toContain(`<a href="/cabinet/desks/${named.id}">Front &lt;counter&gt;</a>`);
+
+    await b.get(`/cabinet/desks/${named.id}`);
+    const saved = await b.post(`/cabinet/desks/${named.id}/settings`, [['name', 'Back counter'], ...DESK_FORM]);
+    expect(saved.statusCode, saved.body).toBe(303);
+    expect(json(await admin(h.app, 'GET', `/desks/${named.id}`)).result).toMatchObject({ name: 'Back counter', rails: ['Sbp', 'C2c'], currencies: ['RUB'] });
+    const long = await b.post(`/cabinet/desks/${named.id}/settings`, [['name', 'x'.repeat(101)], ...DESK_FORM]);
+    expect(long.statusCode).toBe(400);
+    expect(long.body).toContain(`value="${'x'.repeat(101)}"`);
+  });
+
+  it('refuses an impossible desk beside the form with everything typed kept, and creates nothing', async () => {
+    const { b } = await signUp('Impossible Shop');
+    await b.get('/cabinet/desks');
+    const res = await b.post('/cabinet/desks', [
+      ['name', 'Rupees'], ['method', 'CrossBorder'], ['rails', 'Upi'], ['currencies', 'RUB'], ['minUsd', '5'], ['maxUsd', '900'],
+      ['callbackUrl', 'https://shop.example/cb'], ['callbacksEnabled', 'false'],
+    ]);
+    expect(res.statusCode).toBe(400);
+    const form = /<form[^>]*id="new-desk"[^]*?<\/form>/.exec(res.body)![0];
+    expect(form).toMatch(/id="new-desk-error"[^>]*><strong>Nothing was created\.<\/strong> Rails: Upi serves INR only/);
+    expect(form).toContain('value="Rupees"');
+    expect(form).toContain('<option value="CrossBorder" selected>');
+    expect(form).toContain('value="Upi" checked');
+    expect(form).toContain('value="RUB" checked');
+    expect(form).toContain('name="minUsd" inputmode="decimal" value="5"');
+    expect(form).toContain('value="false" checked');
+    expect(json(await admin(h.app, 'GET', `/desks?merchantId=${await merchantIdOf('Impossible Shop')}`)).result.items).toEqual([]);
+  });
+
+  it('shows on an order’s page the details the customer was given, the reference they reported and a link to the payment page; money for people, the exact string kept', async () => {
+    const { b } = await signUp('Details Shop');
+    const desk = await createDesk(b);
+    const o = json(await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 1234567.5, rail: 'Sbp' }) })).result;
+    const reported = await h.app.inject({ method: 'POST', url: `/api/pay/${o.id}/payer-reference`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ payerReference: 'SBP-7731/22' }) });
+    expect(reported.statusCode, reported.body).toBe(200);
+    const page = (await b.get(`/cabinet/orders/${o.id}`)).body;
+    expect(page).toContain('What the customer was given');
+    expect(page).toContain(`href="/pay/${o.id}"`);
+    expect(page).toContain(`data-copy="phone">${o.payment.phone}</code>`);
+    expect(page).toContain(`>${o.payment.holder}</code>`);
+    expect(page).toContain('data-copy="reported reference">SBP-7731/22</code>');
+    expect(page).toContain(`title="Exact: 1234567.50 RUB" data-exact="1234567.50 RUB">1,234,567.50 RUB</span>`);
+    expect(page).toContain(`title="Exact: ${o.settled.amount} USD"`);
+    expect(page).toMatch(/>13,448\.45 USD<\/span>/);
+    expect((await b.get('/cabinet/orders')).body).toContain('>1,234,567.50 RUB</span>');
+  });
+
+  it('answers a refused appeal with the form as typed (the file aside) and the reason beside it', async () => {
+    const { b } = await signUp('Appeal Form Shop');
+    const desk = await createDesk(b);
+    const o = await order(desk);
+    await b.get('/cabinet/appeals');
+    const res = await b.upload('/cabinet/appeals', [
+      { name: 'orderId', value: o.id },
+      { name: 'reason', value: 'Paid at 12:05 <from> Sberbank' },
+      { name: 'evidenceUrl', value: 'https://bank.example/s/1\nhttps://bank.example/s/2' },
+    ]);
+    expect(res.statusCode).toBe(409);
+    const form = /<form[^>]*id="appeal-form"[^]*?<\/form>/.exec(res.body)![0];
+    expect(form).toContain('ORDER_STILL_OPEN');
+    expect(form).toContain(`name="orderId" required maxlength="255" autocomplete="off" value="${o.id}"`);
+    expect(form).toContain('>Paid at 12:05 &lt;from&gt; Sberbank</textarea>');
+    expect(form).toContain('>https://bank.example/s/1\nhttps://bank.example/s/2</textarea>');
+    const unknown = await b.upload('/cabinet/appeals', [{ name: 'orderId', value: 'no-such-ref' }, { name: 'reason', value: 'kept' }]);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.body).toContain('>kept</textarea>');
+  });
+});
+
 describe('callback attempts', () => {
   it('lists each attempt with its code, the first 300 characters of the answer, time and outcome; a delivery ticks the checklist', async () => {
     const rx = await startReceiver();
@@ -580,7 +664,7 @@ describe('balance', () => {
 
     const orderPage = (await b.get(`/cabinet/orders/${o.id}`)).body;
     expect(orderPage).toContain('<strong>Created → Completed</strong>');
-    expect(orderPage).toMatch(/<strong>Credited<\/strong> <span class="muted">\d+\.\d{8} USD/);
+    expect(orderPage).toMatch(/<strong>Credited<\/strong> <span class="muted"><span class="money" title="Exact: \d+\.\d{8} USD"[^>]*>\d+\.\d{2} USD/);
 
     const page = await b.get('/cabinet/balance');
     expect(page.statusCode).toBe(200);

@@ -39,7 +39,7 @@
       b.textContent = 'Copy';
       b.setAttribute('aria-label', 'Copy the ' + el.getAttribute('data-copy'));
       b.addEventListener('click', function () {
-        copyText(el.textContent.trim()).then(function () {
+        copyText((el.innerText || el.textContent).trim()).then(function () {
           b.textContent = 'Copied';
           setTimeout(function () { b.textContent = 'Copy'; }, 2000);
         }, function () {

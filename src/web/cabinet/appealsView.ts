@@ -123,8 +123,17 @@ export interface TimelineLine {
 }
 
 /** The order's timeline as an ordered list, oldest first. */
+/**
+ * A timeline detail with its USD amounts shown as people read money (2 decimals, grouped; the exact
+ * figure a hover or click away); a rate ("… RUB per USD") stays as it is.
+ */
+function detailText(detail: string): Html {
+  const parts = detail.split(/(-?\d+(?:\.\d+)? USD)(?! per)/);
+  return html`${parts.map((p, i) => (i % 2 === 1 ? money(p.slice(0, -4), 'USD') : p))}`;
+}
+
 export function timelineSection(lines: readonly TimelineLine[]): Html {
   return html`<section class="card" aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>
-<ol class="timeline">${lines.map((l) => html`<li class="tl-${l.kind}"><span class="tl-time">${utc(l.at)}</span> <strong>${l.title}</strong>${l.detail ? html` <span class="muted">${l.detail}</span>` : ''}${l.ref?.startsWith('apl_') ? html` <a class="mono" href="/cabinet/appeals/${l.ref}">${l.ref}</a>` : l.ref ? html` <span class="mono">${l.ref}</span>` : ''}</li>`)}</ol>
+<ol class="timeline">${lines.map((l) => html`<li class="tl-${l.kind}"><span class="tl-time">${utc(l.at)}</span> <strong>${l.title}</strong>${l.detail ? html` <span class="muted">${detailText(l.detail)}</span>` : ''}${l.ref?.startsWith('apl_') ? html` <a class="mono" href="/cabinet/appeals/${l.ref}">${l.ref}</a>` : l.ref ? html` <span class="mono">${l.ref}</span>` : ''}</li>`)}</ol>
 </section>`;
 }

@@ -104,7 +104,7 @@ const refusalStatus = (err: AppError) => (ERROR_STATUS[err.code] === 409 ? 409 :
 function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
   const uniq = (v: string[] = []) => [...new Set(v.map((s) => s.trim()).filter(Boolean))];
   return {
-    name: str(form.name, 100),
+    name: str(form.name, 300),
     method: str(form.method, 40),
     rails: uniq(form.rails),
     currencies: uniq(form.currencies).map((s) => s.toUpperCase()),

@@ -144,6 +144,7 @@ export function orderPage(c: CabinetRequest, o: OrderDetail, desk: DeskName | un
 ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'bad' ? 'alert' : 'status'}">${notice.text}</p>` : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="ord-h"><h2 id="ord-h">Order</h2><dl class="fields">
+<dt>Order id</dt><dd>${copyable(o.id, 'order id')}</dd>
 <dt>orderRef</dt><dd class="mono">${o.orderRef ?? '—'}</dd>
 ${o.description ? html`<dt>Description</dt><dd>${o.description}</dd>` : ''}
 <dt>Status</dt><dd>${o.status}${o.subStatus ? ` (${o.subStatus})` : ''}</dd>

@@ -77,7 +77,7 @@ export function recoveryCodesPage(c: CabinetRequest, codes: readonly string[], f
     html`<h1>${fresh ? 'Two-factor sign-in is on' : 'New recovery codes'}</h1>
 <section class="card" aria-labelledby="rc-h"><h2 id="rc-h">Your recovery codes</h2>
 <p class="notice warn">Save them now: they are shown only this once. Each one signs you in once when your phone is not at hand.</p>
-<ul class="codes">${codes.map((code) => html`<li>${code}</li>`)}</ul>
+<ul class="codes" data-copy="recovery codes">${codes.map((code) => html`<li>${code}</li>`)}</ul>
 <p><a class="button" href="/cabinet/account">Done</a></p>
 </section>`,
   );
