@@ -36,7 +36,7 @@ export interface LinkInput {
   currency: string;
   deskId: string;
   description: string;
-  /** An ISO 8601 time, or null for a link that never lapses. */
+  /** When it lapses (an invalid Date is refused), or null for a link that never lapses. */
   expiresAt: Date | null;
   /** A rail of the desk; null: the first of the desk's rails that serves the currency. */
   rail: string | null;
@@ -98,7 +98,8 @@ export async function createLink(ctx: Ctx, merchantId: string, input: LinkInput)
   const currency = input.currency.trim().toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) refuse('currency: a three-letter ISO 4217 code');
   const now = ctx.clock.now();
-  if (input.expiresAt !== null && (Number.isNaN(input.expiresAt.getTime()) || input.expiresAt.getTime() <= now)) refuse('expiresAt: a time in the future (UTC), or leave it empty');
+  // A time already past is taken (the page says so): such a link answers 410 from the start.
+  if (input.expiresAt !== null && Number.isNaN(input.expiresAt.getTime())) refuse('expiresAt: a date and time in UTC (2026-12-31T18:00), or leave it empty');
   const desk = await merchantDesk(ctx, merchantId, input.deskId);
   const problem = deskProblem(desk, currency, input.rail);
   if (problem) refuse(problem);

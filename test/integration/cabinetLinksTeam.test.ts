@@ -101,6 +101,14 @@ describe('payment links', () => {
     h.clock.advance(3_600_000);
     expect((await open(path)).statusCode).toBe(410);
     h.clock.advance(-3_600_000);
+    // a time already past is taken, and said: the link answers 410 from the start
+    const late = await b.post('/cabinet/links', linkFields(desk.id, { expiresAt: '2026-01-01T00:00:00Z' }));
+    expect(late.statusCode).toBe(201);
+    expect(late.body).toContain('already passed');
+    expect((await open(/(\/l\/lnk_[0-9a-z]{26})/.exec(late.body)![1]!)).statusCode).toBe(410);
+    // a date alone runs to the end of that UTC day
+    const day = await b.post('/cabinet/links', linkFields(desk.id, { expiresAt: '2026-01-15' }));
+    expect(day.body).toContain('2026-01-16 00:00:00 UTC');
     expect((await open('/l/lnk_00000000000000000000000000')).statusCode).toBe(404);
     expect((await open('/l/nonsense')).statusCode).toBe(404);
   });
@@ -118,7 +126,7 @@ describe('payment links', () => {
       expect(bad.statusCode, amount).toBe(400);
       expect(bad.body).toContain(`value="${amount}"`);
     }
-    expect((await b.post('/cabinet/links', linkFields(desk.id, { expiresAt: '2020-01-01T00:00' }))).statusCode).toBe(400);
+    expect((await b.post('/cabinet/links', linkFields(desk.id, { expiresAt: 'next week' }))).statusCode).toBe(400);
     expect((await b.post('/cabinet/links', linkFields(desk.id, { description: '' }))).statusCode).toBe(400);
     // another merchant's desk is not found
     const theirs = await provisionDesk(h.app, { merchant: { name: 'Their Link Shop' } });
@@ -225,6 +233,8 @@ describe('team', () => {
       expect(res.statusCode, url).toBe(403);
       expect(res.headers['content-type'], url).toContain('text/html');
     }
+    await viewer.get('/cabinet/appeals');
+    expect((await viewer.upload('/cabinet/appeals', [{ name: 'orderId', value: 'ord_x' }, { name: 'reason', value: 'paid' }])).statusCode).toBe(403);
     expect((await h.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM desks')).rows[0]!.n).toBe(before.rows[0]!.n);
     expect((await signed(h, desk, '/gw/v1/methods')).statusCode).toBe(200);
     // a viewer reads every page, without the forms it may not use

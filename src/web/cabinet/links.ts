@@ -40,11 +40,14 @@ export function linkRoutes(app: FastifyInstance, ctx: Ctx): void {
     const values = linkFormOf(form);
     try {
       if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      const expiresAt = values.expiresAt === '' ? null : sinceOf(values.expiresAt);
+      const expiresAt = values.expiresAt === '' ? null : expiryOf(values.expiresAt);
       const link = await createLink(ctx, c.merchant.id, { ...values, expiresAt, rail: values.rail || null });
       const { link: line, orders } = await merchantLink(ctx, c.merchant.id, link.id);
       const desks = await desksOf(c.merchant.id);
-      return sendPage(reply, 201, linkPage(c, line, orders.map(orderDetail), desks, 'Link created. Send it to your customer: each opening makes a new order.'));
+      const notice = line.state === 'expired'
+        ? 'Link created, but its expiry time has already passed: it answers “no longer active”. Make another with a later time.'
+        : 'Link created. Send it to your customer: each opening makes a new order.';
+      return sendPage(reply, 201, linkPage(c, line, orders.map(orderDetail), desks, notice));
     } catch (err) {
       // A desk of another merchant is not found, as anywhere else; a refused field, the form again as typed.
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
@@ -65,6 +68,12 @@ export function linkRoutes(app: FastifyInstance, ctx: Ctx): void {
     await setMerchantLinkEnabled(ctx, c.merchant.id, param(req, 'linkId'), enabled === 'true');
     return seeOther(reply, `/cabinet/links?done=${enabled === 'true' ? 'on' : 'off'}`);
   });
+}
+
+/** A `datetime-local` value or an ISO 8601 time (as "redeliver since"), or a date alone: the end of that UTC day. */
+function expiryOf(text: string): Date {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return new Date(Date.parse(`${text}T00:00:00Z`) + 86_400_000);
+  return sinceOf(text);
 }
 
 function linkFormOf(form: Static<typeof LinkForm>): LinkFormValues {
