@@ -55,6 +55,10 @@ export interface Config {
   readonly requisiteQuarantineMinutes: number;
   /** A credit still matches an order that expired up to this many hours before the money arrived. */
   readonly reconcileLateHours: number;
+  /** Delivered callback events (with their attempts) older than this many days leave the hot tables; 0 keeps every one. */
+  readonly retentionDays: number;
+  /** True: they move to the archive tables, where an order's callback log still finds them; false: they are deleted. */
+  readonly retentionArchive: boolean;
   /** Port of the separate metrics listener; null: metrics are not served. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
@@ -252,6 +256,8 @@ export function parseConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
     requisiteQuarantineMinutes: int(env, 'REQUISITE_QUARANTINE_MINUTES', 15, 0, 1440),
     reconcileLateHours: int(env, 'RECONCILE_LATE_HOURS', 72, 0, 24 * 90),
+    retentionDays: int(env, 'RETENTION_DAYS', 90, 0, 36_500),
+    retentionArchive: bool(env, 'RETENTION_ARCHIVE', true),
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     breaker: Object.freeze({

@@ -1,5 +1,6 @@
 import type { AppealStatus } from '../domain/appealGuard.js';
 import type { Queryable } from './db.js';
+import { query, raw, sql } from './sql.js';
 
 export interface AppealRow {
   id: string;
@@ -128,21 +129,24 @@ export interface AppealListFilter {
   limit: number;
 }
 
-/** A page of appeals with their orders, keyset-paged from a cursor appeal (same position rules as the order). */
+/**
+ * A page of appeals with their orders, keyset-paged from a cursor appeal (same position rules as
+ * the order). The statement names only the filters given, so each shape is planned on its own: the
+ * open queue by its SLA index, a merchant's appeals by theirs, a status by appeals_status_created.
+ */
 export async function listReviewAppeals(q: Queryable, f: AppealListFilter): Promise<ReviewRow[]> {
-  const order = f.bySla ? 'a.sla_due_at, a.id' : 'a.created_at DESC, a.id DESC';
-  const after = f.bySla
-    ? '(a.sla_due_at, a.id) > (c.sla_due_at, c.id)'
-    : '(a.created_at, a.id) < (c.created_at, c.id)';
-  const { rows } = await q.query<ReviewRow>(
-    `${REVIEW_SELECT}
-     LEFT JOIN appeals c ON c.id = $3
-     WHERE ($1::text IS NULL OR a.status = $1) AND ($2::text IS NULL OR a.merchant_id = $2)
-       AND ($3::text IS NULL OR ${after})
-     ORDER BY ${order}
-     LIMIT $4`,
-    [f.status, f.merchantId ?? null, f.cursorId ?? null, f.limit],
-  );
+  const order = f.bySla ? raw('a.sla_due_at, a.id') : raw('a.created_at DESC, a.id DESC');
+  const conditions = [
+    f.status === null ? null : sql`a.status = ${f.status}`,
+    f.merchantId === undefined ? null : sql`a.merchant_id = ${f.merchantId}`,
+    f.cursorId === undefined
+      ? null
+      : f.bySla
+        ? sql`(a.sla_due_at, a.id) > (SELECT c.sla_due_at, c.id FROM appeals c WHERE c.id = ${f.cursorId})`
+        : sql`(a.created_at, a.id) < (SELECT c.created_at, c.id FROM appeals c WHERE c.id = ${f.cursorId})`,
+  ].filter((c) => c !== null);
+  const where = conditions.length ? sql` WHERE ${conditions.reduce((all, c) => sql`${all} AND ${c}`)}` : raw('');
+  const { rows } = await query<ReviewRow>(q, sql`${raw(REVIEW_SELECT)}${where} ORDER BY ${order} LIMIT ${f.limit}`);
   return rows;
 }
 

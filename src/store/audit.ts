@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { query, raw, sql } from './sql.js';
 
 export interface AuditRow {
   id: number;
@@ -16,11 +17,13 @@ export async function insertAuditEntry(q: Queryable, e: { at: Date; actor: strin
   ]);
 }
 
-/** Newest first, keyset-paged back from the `before` entry id. */
+/**
+ * Newest first, keyset-paged back from the `before` entry id. The statement names only the filters
+ * given, so each shape gets the plan of its own (by the key alone, or by object_id's index).
+ */
 export async function listAuditEntries(q: Queryable, f: { objectId: string | null; beforeId: number | null; limit: number }): Promise<AuditRow[]> {
-  const { rows } = await q.query<AuditRow>(
-    `SELECT * FROM audit_entries WHERE ($1::text IS NULL OR object_id = $1) AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [f.objectId, f.beforeId, f.limit],
-  );
+  const conditions = [f.objectId === null ? null : sql`object_id = ${f.objectId}`, f.beforeId === null ? null : sql`id < ${f.beforeId}`].filter((c) => c !== null);
+  const where = conditions.length ? sql` WHERE ${conditions.reduce((all, c) => sql`${all} AND ${c}`)}` : raw('');
+  const { rows } = await query<AuditRow>(q, sql`SELECT * FROM audit_entries${where} ORDER BY id DESC LIMIT ${f.limit}`);
   return rows;
 }

@@ -83,22 +83,38 @@ export interface DailyTotals {
   net: string;
 }
 
-/** Per-UTC-day sums of the merchant's entries in [from, to), newest day first; days without entries are absent. */
+/**
+ * Per-UTC-day sums of the merchant's entries in [from, to) (UTC day boundaries), newest day first;
+ * days without entries are absent. Read from the daily rollup the database keeps with every entry
+ * (ledger_daily, migration 0012): at most two rows a day, however many entries the day had.
+ */
 export async function dailyTotals(q: Queryable, merchantId: string, from: Date, to: Date): Promise<DailyTotals[]> {
   const { rows } = await q.query<DailyTotals>(
-    `SELECT to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-            COALESCE(sum(o.settled_amount) FILTER (WHERE l.kind = 'credit'), 0)::numeric AS turnover,
-            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'credit'), 0)::numeric AS credits,
-            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'reversal'), 0)::numeric AS reversals,
-            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'withdrawal'), 0)::numeric AS withdrawals,
-            COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'adjustment'), 0)::numeric AS adjustments,
-            sum(l.amount)::numeric AS net
-     FROM ledger_entries l LEFT JOIN orders o ON o.id = l.order_id
-     WHERE l.merchant_id = $1 AND l.created_at >= $2 AND l.created_at < $3
-     GROUP BY 1 ORDER BY 1 DESC`,
-    [merchantId, from, to],
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(turnover)::numeric AS turnover, sum(credits)::numeric AS credits,
+            sum(reversals)::numeric AS reversals, sum(withdrawals)::numeric AS withdrawals, sum(adjustments)::numeric AS adjustments,
+            sum(net)::numeric AS net
+       FROM ledger_daily
+      WHERE merchant_id = $1 AND day >= $2::date AND day < $3::date
+      GROUP BY day ORDER BY day DESC`,
+    [merchantId, utcDay(from), utcDay(to)],
   );
   return rows;
+}
+
+/** The UTC day of a moment, as a date literal. */
+const utcDay = (t: Date): string => t.toISOString().slice(0, 10);
+
+/**
+ * A merchant's money of live orders and of sandbox orders apart (withdrawals and adjustments are
+ * live money), from the daily rollup: a few hundred rows at most, never the whole ledger.
+ */
+export async function merchantMoney(q: Queryable, merchantId: string): Promise<{ live: string; sandbox: string }> {
+  const { rows } = await q.query<{ live: string; sandbox: string }>(
+    `SELECT coalesce(sum(net) FILTER (WHERE NOT sandbox), 0)::numeric AS live, coalesce(sum(net) FILTER (WHERE sandbox), 0)::numeric AS sandbox
+       FROM ledger_daily WHERE merchant_id = $1`,
+    [merchantId],
+  );
+  return rows[0]!;
 }
 
 /** The order's ledger entries (its credit and any reversal), oldest first. */

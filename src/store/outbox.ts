@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { query, raw, sql } from './sql.js';
 
 export type { EventKind } from '../domain/orders.js';
 import type { EventKind } from '../domain/orders.js';
@@ -51,8 +52,23 @@ export interface OutboxRow {
   finished_at: Date | null;
 }
 
+/**
+ * The columns of an event, named: the archive (outbox_events_archive, migration 0012) has the same
+ * ones, and the readers below take an event from either table.
+ */
+const EVENT_COLUMNS = `id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at`;
+const ATTEMPT_COLUMNS = `id, event_id, order_id, attempt, outcome, http_code, response, error, at`;
+const ATTEMPT_OF_A = `a.${ATTEMPT_COLUMNS.replaceAll(', ', ', a.')}`;
+
+/** The order's events, oldest first, archived ones included. */
 export async function listOrderEvents(q: Queryable, orderId: string): Promise<OutboxRow[]> {
-  const { rows } = await q.query<OutboxRow>('SELECT * FROM outbox_events WHERE order_id = $1 ORDER BY seq', [orderId]);
+  const { rows } = await q.query<OutboxRow>(
+    `SELECT ${EVENT_COLUMNS} FROM outbox_events WHERE order_id = $1
+     UNION ALL
+     SELECT ${EVENT_COLUMNS} FROM outbox_events_archive WHERE order_id = $1
+     ORDER BY seq`,
+    [orderId],
+  );
   return rows;
 }
 
@@ -183,9 +199,13 @@ export interface AttemptRow {
   at: Date;
 }
 
+/** The order's callback attempts, oldest first, those of archived events included (from the archive). */
 export async function listOrderAttempts(q: Queryable, orderId: string): Promise<AttemptRow[]> {
   const { rows } = await q.query<AttemptRow>(
-    `SELECT a.*, e.event FROM callback_attempts a JOIN outbox_events e ON e.id = a.event_id WHERE a.order_id = $1 ORDER BY a.id`,
+    `SELECT ${ATTEMPT_OF_A}, e.event FROM callback_attempts a JOIN outbox_events e ON e.id = a.event_id WHERE a.order_id = $1
+     UNION ALL
+     SELECT ${ATTEMPT_OF_A}, e.event FROM callback_attempts_archive a JOIN outbox_events_archive e ON e.id = a.event_id WHERE a.order_id = $1
+     ORDER BY id`,
     [orderId],
   );
   return rows;
@@ -200,22 +220,33 @@ export async function oldestDueAt(q: Queryable, now: Date): Promise<Date | null>
   return rows[0]?.due ?? null;
 }
 
-/** The desk's events, oldest first, after a cursor; optionally one order's, or only those not delivered. */
+/**
+ * The desk's events, oldest first, after a cursor; optionally one order's, or only those not
+ * delivered. Archived events (all of them delivered) are part of the feed: each table is read by
+ * its (desk, seq) index up to the page's length and the two merged.
+ */
 export async function listDeskEvents(
   q: Queryable,
   f: { deskId: string; afterSeq: number; orderId: string | null; undeliveredOnly: boolean; limit: number },
 ): Promise<OutboxRow[]> {
-  const { rows } = await q.query<OutboxRow>(
-    `SELECT * FROM outbox_events WHERE desk_id = $1 AND seq > $2
-       AND ($3::text IS NULL OR order_id = $3) AND (NOT $4::boolean OR state <> 'delivered')
-     ORDER BY seq LIMIT $5`,
-    [f.deskId, f.afterSeq, f.orderId, f.undeliveredOnly, f.limit],
-  );
+  const where = (table: string) => sql`SELECT ${raw(EVENT_COLUMNS)} FROM ${raw(table)} WHERE desk_id = ${f.deskId} AND seq > ${f.afterSeq}${
+    f.orderId === null ? raw('') : sql` AND order_id = ${f.orderId}`
+  }${f.undeliveredOnly ? raw(` AND state <> 'delivered'`) : raw('')} ORDER BY seq LIMIT ${f.limit}`;
+  const statement = f.undeliveredOnly
+    ? where('outbox_events')
+    : sql`SELECT * FROM ((${where('outbox_events')}) UNION ALL (${where('outbox_events_archive')})) e ORDER BY seq LIMIT ${f.limit}`;
+  const { rows } = await query<OutboxRow>(q, statement);
   return rows;
 }
 
+/** One of the desk's events by id, archived or not. */
 export async function getDeskEvent(q: Queryable, deskId: string, id: string): Promise<OutboxRow | null> {
-  const { rows } = await q.query<OutboxRow>('SELECT * FROM outbox_events WHERE id = $1 AND desk_id = $2', [id, deskId]);
+  const { rows } = await q.query<OutboxRow>(
+    `SELECT ${EVENT_COLUMNS} FROM outbox_events WHERE id = $1 AND desk_id = $2
+     UNION ALL
+     SELECT ${EVENT_COLUMNS} FROM outbox_events_archive WHERE id = $1 AND desk_id = $2`,
+    [id, deskId],
+  );
   return rows[0] ?? null;
 }
 
@@ -232,18 +263,20 @@ export interface FailingEventRow extends OutboxRow {
 /**
  * The merchant's events that are not getting through: given up (`failed`), refused by the receiver
  * (`rejected`), or still retrying after a failed attempt; newest first, keyset-paged by `seq`.
+ * The predicate is outbox_failing's (migration 0007), so only the failing events of the merchant's
+ * desks are read, never all of their events; the last attempt of each is one index lookup
+ * (callback_attempts_event, migration 0011).
  */
 export async function listFailingEvents(q: Queryable, merchantId: string, beforeSeq: number | null, limit: number): Promise<FailingEventRow[]> {
-  const { rows } = await q.query<FailingEventRow>(
-    `SELECT e.*, o.order_ref, a.outcome AS last_outcome, a.http_code AS last_http_code, a.response AS last_response, a.error AS last_error, a.at AS last_at
+  const { rows } = await query<FailingEventRow>(
+    q,
+    sql`SELECT e.*, o.order_ref, a.outcome AS last_outcome, a.http_code AS last_http_code, a.response AS last_response, a.error AS last_error, a.at AS last_at
      FROM outbox_events e
-     JOIN desks d ON d.id = e.desk_id AND d.merchant_id = $1
+     JOIN desks d ON d.id = e.desk_id AND d.merchant_id = ${merchantId}
      LEFT JOIN orders o ON o.id = e.order_id
      LEFT JOIN LATERAL (SELECT * FROM callback_attempts ca WHERE ca.event_id = e.id ORDER BY ca.id DESC LIMIT 1) a ON true
-     WHERE (e.state IN ('failed', 'rejected') OR (e.state = 'pending' AND e.attempts > 0))
-       AND ($2::bigint IS NULL OR e.seq < $2)
-     ORDER BY e.seq DESC LIMIT $3`,
-    [merchantId, beforeSeq, limit],
+     WHERE (e.state IN ('failed', 'rejected') OR (e.state = 'pending' AND e.attempts > 0))${beforeSeq === null ? raw('') : sql` AND e.seq < ${beforeSeq}`}
+     ORDER BY e.seq DESC LIMIT ${limit}`,
   );
   return rows;
 }
@@ -263,4 +296,26 @@ export async function redeliverFailedSince(q: Queryable, merchantId: string, sin
   );
   if (rows.length > 0) await q.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   return rows.map((r) => r.id);
+}
+
+/**
+ * Retention: up to `limit` delivered events created before `before`, the oldest first, leave the
+ * hot tables with their attempts, in one statement (one short transaction, row locks only):
+ * into the archive tables, or nowhere when `archive` is false. Events being worked on are skipped.
+ * Returns how many events left.
+ */
+export async function retireDeliveredEvents(q: Queryable, f: { before: Date; limit: number; archive: boolean }): Promise<number> {
+  const picked = `picked AS (
+       SELECT id FROM outbox_events WHERE state = 'delivered' AND created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+  const statement = f.archive
+    ? `WITH ${picked},
+       attempts AS (DELETE FROM callback_attempts a USING picked p WHERE a.event_id = p.id RETURNING ${ATTEMPT_OF_A}),
+       kept AS (INSERT INTO callback_attempts_archive (${ATTEMPT_COLUMNS}) SELECT ${ATTEMPT_COLUMNS} FROM attempts),
+       events AS (DELETE FROM outbox_events e USING picked p WHERE e.id = p.id RETURNING e.${EVENT_COLUMNS.replaceAll(', ', ', e.')})
+     INSERT INTO outbox_events_archive (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM events`
+    : `WITH ${picked},
+       attempts AS (DELETE FROM callback_attempts a USING picked p WHERE a.event_id = p.id)
+     DELETE FROM outbox_events e USING picked p WHERE e.id = p.id`;
+  const { rowCount } = await q.query(statement, [f.before, f.limit]);
+  return rowCount;
 }

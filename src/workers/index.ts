@@ -7,6 +7,7 @@ import { DeliveryWorker } from '../callbacks/delivery.js';
 import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
+import { orderStatsWorker, ORDER_STATS_PERIOD_MS, RETENTION_BATCH, RETENTION_PERIOD_MS, retentionWorker } from './maintenance.js';
 
 /** Provider message ids are remembered this long for idempotency. */
 export const PROVIDER_MESSAGE_RETENTION_MS = 30 * 86_400_000;
@@ -60,6 +61,8 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
     startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
+    startLoop(ctx, retentionWorker(ctx), RETENTION_PERIOD_MS, { batchSize: RETENTION_BATCH }),
+    startLoop(ctx, orderStatsWorker(ctx), ORDER_STATS_PERIOD_MS),
     { stop: (graceMs?: number) => delivery.stop(graceMs) },
   ];
 }

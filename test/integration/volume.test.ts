@@ -178,26 +178,42 @@ describe('volume tool: the data', () => {
   });
 
   it('writes each callback with its exact body, numbered as written, with 1 to 3 attempts ending the way the event ended', async () => {
-    const events = await q<{ id: string; order_id: string; event: any; body: string; created_at: Date; state: string; attempts: number; finished_at: Date }>(
-      `SELECT * FROM outbox_events ORDER BY seq`,
-    );
+    const EVENTS = `(SELECT * FROM outbox_events UNION ALL SELECT * FROM outbox_events_archive)`;
+    const ATTEMPTS = `(SELECT * FROM callback_attempts UNION ALL SELECT * FROM callback_attempts_archive)`;
+    const events = await q<{ created_at: Date }>(`SELECT created_at FROM ${EVENTS} e ORDER BY seq`);
     expect(events.length).toBeGreaterThan(ORDERS * 0.9);
     for (let k = 1; k < events.length; k++) expect(events[k]!.created_at.getTime()).toBeGreaterThanOrEqual(events[k - 1]!.created_at.getTime());
     // The last event of a closed order states the order as it stands now, byte for byte.
     const last = await q<OrderRow & { body: string; event: any; event_at: Date }>(
       `SELECT o.*, e.body, e.event, e.created_at AS event_at FROM orders o
-         JOIN LATERAL (SELECT * FROM outbox_events x WHERE x.order_id = o.id ORDER BY x.seq DESC LIMIT 1) e ON true
+         JOIN LATERAL (SELECT * FROM ${EVENTS} x WHERE x.order_id = o.id ORDER BY x.seq DESC LIMIT 1) e ON true
         WHERE o.status IN ('Completed', 'Canceled', 'Dispute')`,
     );
     for (const o of last) expect(o.body, o.id).toBe(eventBody(o, o.event, o.event_at.getTime()));
     const mismatched = await q(`
-      SELECT e.id FROM outbox_events e
+      SELECT e.id FROM ${EVENTS} e
         JOIN LATERAL (SELECT count(*)::int AS n, max(at) AS last_at, (array_agg(outcome ORDER BY attempt DESC))[1] AS last_outcome
-                        FROM callback_attempts a WHERE a.event_id = e.id) a ON true
+                        FROM ${ATTEMPTS} a WHERE a.event_id = e.id) a ON true
        WHERE a.n <> e.attempts OR a.n NOT BETWEEN 1 AND 3 OR a.last_at <> e.finished_at OR a.last_outcome <> e.state`);
     expect(mismatched).toEqual([]);
-    const [retried] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM callback_attempts WHERE outcome = 'retry'`);
+    const [retried] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${ATTEMPTS} a WHERE outcome = 'retry'`);
     expect(retried!.n).toBeGreaterThan(0);
+  });
+
+  it('leaves delivered callbacks older than RETENTION_DAYS where retention puts them: in the archive, with their attempts', async () => {
+    const before = new Date(h.clock.now() - 90 * 86_400_000);
+    const [hot] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_events WHERE state = 'delivered' AND created_at < $1`, [before]);
+    expect(hot!.n).toBe(0);
+    const [arch] = await q<{ n: number; newest: Date; kept: number }>(
+      `SELECT count(*)::int AS n, max(created_at) AS newest, (SELECT count(*)::int FROM outbox_events WHERE created_at < $1) AS kept FROM outbox_events_archive`,
+      [before],
+    );
+    expect(arch!.n).toBeGreaterThan(ORDERS / 2);
+    expect(arch!.newest.getTime()).toBeLessThan(before.getTime());
+    // Refused deliveries stay where the cabinet's callbacks page finds them.
+    expect(arch!.kept).toBeGreaterThanOrEqual(0);
+    expect(await q(`SELECT a.id FROM callback_attempts_archive a LEFT JOIN outbox_events_archive e ON e.id = a.event_id WHERE e.id IS NULL`)).toEqual([]);
+    expect(await q(`SELECT a.id FROM callback_attempts a LEFT JOIN outbox_events e ON e.id = a.event_id WHERE e.id IS NULL`)).toEqual([]);
   });
 
   it('gives every disputed order its open appeal, every appeal its order, and the appeal guard its count', async () => {

@@ -53,6 +53,12 @@ export interface VolumeOptions {
   log?: (line: string) => void;
   /** Where the live providers' connector listens (`tools/mock-provider.ts` by default). */
   providerBaseUrl?: string;
+  /**
+   * RETENTION_DAYS and RETENTION_ARCHIVE of the service the data is for (90, true by default):
+   * delivered callbacks older than that are written where retention would have moved them.
+   */
+  retentionDays?: number;
+  retentionArchive?: boolean;
   /** Labels of bulk statements to run under EXPLAIN ANALYZE, their plans logged (VOLUME_EXPLAIN). */
   explain?: readonly string[];
 }
@@ -86,7 +92,7 @@ export async function nonEmptyReason(q: Queryable): Promise<string | null> {
 }
 
 /** The tables loaded in bulk: their indexes and keys are dropped before the load and built after it. */
-const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily'];
+const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'outbox_events_archive', 'callback_attempts_archive', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily'];
 
 interface SavedSchema {
   constraints: { table: string; name: string; def: string; kind: string }[];
@@ -158,6 +164,12 @@ function capabilities(): { method: string; rail: string | null; currency: string
     ['NationalQr', null, 'RUB'],
   ] as const;
   return caps.map(([method, rail, currency]) => ({ method, rail, currency, min: '0', max: '0' }));
+}
+
+/** Where retention would have left the callbacks by now (RETENTION_DAYS, RETENTION_ARCHIVE). */
+function retentionOf(o: VolumeOptions): { before: number; archive: boolean } {
+  const days = o.retentionDays ?? 90;
+  return { before: days === 0 ? Number.MIN_SAFE_INTEGER : o.nowMs - days * DAY_MS, archive: o.retentionArchive ?? true };
 }
 
 /** The credentials printed for the suites: derived from the seed, so two runs print the same. */
@@ -244,7 +256,7 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     step('status history');
     await run('transitions', transitionsSql());
     step('callback events and attempts');
-    await run('events', eventsSql(d));
+    await run('events', eventsSql(d, retentionOf(o)));
     step('appeals');
     await run('appeals', appealsSql(d));
     step('ledger, withdrawals, audit trail');
@@ -586,7 +598,7 @@ const EVENTS: readonly EventRow[] = [
  * most, two or three after 5xx answers or timeouts for some, and a few refused for good (4xx).
  * Events are numbered in the order they were written; attempts after their event.
  */
-function eventsSql(d: Draws): string {
+function eventsSql(d: Draws, retention: { before: number; archive: boolean }): string {
   const a1 = `(y.at + 50 + ${d.h('y.ek', 32)} % 450)`;
   const a2 = `(${a1} + 10000 + ${d.h('y.ek', 33)} % 2000)`;
   const a3 = `(${a2} + 20000 + ${d.h('y.ek', 34)} % 2000)`;
@@ -598,7 +610,9 @@ WITH a AS MATERIALIZED (
       SELECT y.*, 'evt_' || ${d.id('y.ek', 101)} AS event_id,
              CASE WHEN ${d.h('y.ek', 30)} % 1000 < 3 THEN 'rejected' ELSE 'delivered' END AS final,
              CASE WHEN ${d.h('y.ek', 31)} % 100 < 80 THEN 1 WHEN ${d.h('y.ek', 31)} % 100 < 95 THEN 2 ELSE 3 END AS n,
-             ${a1} AS a1, ${a2} AS a2, ${a3} AS a3
+             ${a1} AS a1, ${a2} AS a2, ${a3} AS a3,
+             -- Where retention would have put it by now: 0 the hot tables, 1 the archive, 2 nowhere.
+             CASE WHEN y.at >= ${retention.before} OR ${d.h('y.ek', 30)} % 1000 < 3 THEN 0 WHEN ${retention.archive} THEN 1 ELSE 2 END AS place
         FROM (
           SELECT p.i * 4 + x.k AS ek, p.id AS order_id, p.desk_id, x.ev, x.st, ${momentOf('x.at')} AS at,
                  p.order_ref, p.amount, p.currency, p.settled, p.rate, p.method, p.rail, p.url
@@ -609,8 +623,10 @@ WITH a AS MATERIALIZED (
         ) y
     ) z
 ),
-ins AS (
-  INSERT INTO outbox_events (id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at)
+${(['outbox_events', 'outbox_events_archive'] as const)
+  .map(
+    (table, k) => `${table === 'outbox_events' ? 'hot' : 'archived'} AS (
+  INSERT INTO ${table} (id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at)
   SELECT a.event_id, a.seq, a.order_id, a.desk_id, a.ev,
          '{"event":"' || a.ev || '","id":"' || a.order_id || '","orderRef":' || coalesce(to_json(a.order_ref)::text, 'null')
            || ',"status":"' || a.st || '","amount":{"value":"' || a.amount::text || '","currency":"' || a.currency
@@ -620,22 +636,31 @@ ins AS (
          a.url, lower(substring(a.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^:/?#]*)')),
          a.final, a.n, NULL, NULL, NULL, ${tsOf('a.at')},
          ${tsOf('CASE a.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')}
-    FROM a
+    FROM a WHERE a.place = ${k}
+),`,
+  )
+  .join('\n')}
+t AS MATERIALIZED (
+  SELECT a.seq * 4 + g.n AS id, a.event_id, a.order_id, g.n AS attempt,
+         CASE WHEN g.n < a.n THEN 'retry' ELSE a.final END AS outcome, g.code AS http_code,
+         CASE g.code WHEN 200 THEN 'ok' WHEN 500 THEN 'Internal Server Error' WHEN 502 THEN 'Bad Gateway' WHEN 503 THEN 'Service Unavailable'
+                     WHEN 404 THEN 'Not Found' WHEN 410 THEN 'Gone' WHEN 401 THEN 'Unauthorized' END AS response,
+         CASE WHEN g.code IS NULL THEN 'UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error' END AS error,
+         ${tsOf('CASE g.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')} AS at, a.place
+    FROM a CROSS JOIN LATERAL (
+      SELECT n,
+             CASE WHEN n < a.n THEN (ARRAY[500, 502, 503, NULL])[${d.h('a.ek * 4 + n', 35)} % 4 + 1]
+                  WHEN a.final = 'delivered' THEN 200 ELSE (ARRAY[404, 410, 401])[${d.h('a.ek', 36)} % 3 + 1] END AS code
+        FROM generate_series(1, a.n) AS n
+    ) g
+   WHERE a.place < 2
+),
+archived_attempts AS (
+  INSERT INTO callback_attempts_archive (id, event_id, order_id, attempt, outcome, http_code, response, error, at)
+  SELECT id, event_id, order_id, attempt, outcome, http_code, response, error, at FROM t WHERE place = 1
 )
 INSERT INTO callback_attempts (id, event_id, order_id, attempt, outcome, http_code, response, error, at)
-SELECT a.seq * 4 + t.n, a.event_id, a.order_id, t.n,
-       CASE WHEN t.n < a.n THEN 'retry' ELSE a.final END,
-       t.code,
-       CASE t.code WHEN 200 THEN 'ok' WHEN 500 THEN 'Internal Server Error' WHEN 502 THEN 'Bad Gateway' WHEN 503 THEN 'Service Unavailable'
-                   WHEN 404 THEN 'Not Found' WHEN 410 THEN 'Gone' WHEN 401 THEN 'Unauthorized' END,
-       CASE WHEN t.code IS NULL THEN 'UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error' END,
-       ${tsOf('CASE t.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')}
-  FROM a CROSS JOIN LATERAL (
-    SELECT g AS n,
-           CASE WHEN g < a.n THEN (ARRAY[500, 502, 503, NULL])[${d.h('a.ek * 4 + g', 35)} % 4 + 1]
-                WHEN a.final = 'delivered' THEN 200 ELSE (ARRAY[404, 410, 401])[${d.h('a.ek', 36)} % 3 + 1] END AS code
-      FROM generate_series(1, a.n) AS g
-  ) t`;
+SELECT id, event_id, order_id, attempt, outcome, http_code, response, error, at FROM t WHERE place = 0`;
 }
 
 const APPEAL_REASONS = ['Paid, but the order expired first', 'The customer paid a few minutes late', 'Paid to the card shown; receipt attached', 'The bank shows the transfer as sent'];

@@ -44,6 +44,8 @@ async function main(): Promise<number> {
       nowMs: Date.now(),
       box,
       scryptLog2N: config.passwordScryptLog2N,
+      retentionDays: config.retentionDays,
+      retentionArchive: config.retentionArchive,
       providerBaseUrl: process.env.VOLUME_PROVIDER_URL || undefined,
       explain: process.env.VOLUME_EXPLAIN?.split(',').filter(Boolean),
       log: (line) => process.stderr.write(`${line}\n`),
@@ -52,7 +54,7 @@ async function main(): Promise<number> {
     // under the first requests; the embedded database has no concurrent readers to care.
     if (db.kind === 'pg') {
       const t = Date.now();
-      await db.exec('VACUUM (ANALYZE) orders, order_refs, order_transitions, outbox_events, callback_attempts, ledger_entries, audit_entries, appeals, turnover_counters, ledger_daily');
+      await db.exec('VACUUM (ANALYZE) orders, order_refs, order_transitions, outbox_events, callback_attempts, outbox_events_archive, callback_attempts_archive, ledger_entries, audit_entries, appeals, turnover_counters, ledger_daily');
       process.stderr.write(`vacuum: ${Date.now() - t} ms\n`);
     }
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,73 @@
+import type { Ctx } from '../context.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../store/db.js';
+import { refreshOrderDayStats } from '../store/office.js';
+import { retireDeliveredEvents } from '../store/outbox.js';
+import type { Worker } from './loop.js';
+
+/**
+ * Keeping a big database as fast as a small one (spec/scale.md, "Keeping it that way"):
+ * retention moves delivered callbacks out of the hot tables, and the dashboard's order rollup is
+ * kept fresh. Both run inside the service (`startWorkers`) and by hand (`npm run maintain`).
+ */
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/**
+ * Events per retention statement: one statement moves them with their attempts (about 1.3 each)
+ * in a transaction of a few tens of milliseconds, holding only those rows' locks.
+ */
+export const RETENTION_BATCH = 1000;
+/** A backlog drains batch after batch; after that, one look a minute. */
+export const RETENTION_PERIOD_MS = 60_000;
+/** Every 10 minutes the last two days are rolled up again, and once an hour the last 31. */
+export const ORDER_STATS_PERIOD_MS = 10 * 60_000;
+const ORDER_STATS_RECENT_DAYS = 2;
+const ORDER_STATS_ALL_DAYS = 31;
+
+/** One batch of retention: delivered events older than RETENTION_DAYS, archived or dropped; 0 when RETENTION_DAYS is 0. */
+export function retireOldCallbacks(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>, batch = RETENTION_BATCH): Promise<number> {
+  if (config.retentionDays === 0) return Promise.resolve(0);
+  return retireDeliveredEvents(db, { before: new Date(clock.now() - config.retentionDays * DAY_MS), limit: batch, archive: config.retentionArchive });
+}
+
+export function retentionWorker(ctx: Ctx, batch = RETENTION_BATCH): Worker {
+  return { name: 'retention', runOnce: () => retireOldCallbacks(ctx.db, ctx.clock, ctx.config, batch) };
+}
+
+const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+
+/** Rolls up the orders of the `days` whole UTC days before today (the clock's); returns how many days. */
+export function rollUpOrderDays(db: Db, clock: Clock, days: number): Promise<number> {
+  const now = clock.now();
+  return refreshOrderDayStats(db, utcDay(now - days * DAY_MS), utcDay(now), new Date(now));
+}
+
+/**
+ * The dashboard's order rollup: the last two days at every pass (orders still expire, get paid and
+ * get appealed there), all 31 at the first pass and then once an hour (an appeal or a
+ * reconciliation can still move an older order). Returns 0: nothing is ever left over.
+ */
+export function orderStatsWorker(ctx: Ctx): Worker {
+  let lastFull = Number.NEGATIVE_INFINITY;
+  return {
+    name: 'order-stats',
+    async runOnce() {
+      const now = ctx.clock.now();
+      const full = now - lastFull >= HOUR_MS;
+      await rollUpOrderDays(ctx.db, ctx.clock, full ? ORDER_STATS_ALL_DAYS : ORDER_STATS_RECENT_DAYS);
+      if (full) lastFull = now;
+      return 0;
+    },
+  };
+}
+
+/** Everything maintenance does, to the end of the backlog: what `npm run maintain` runs. */
+export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>): Promise<{ retired: number; archived: boolean; days: number }> {
+  let retired = 0;
+  for (let n; (n = await retireOldCallbacks(db, clock, config)) > 0; ) retired += n;
+  const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS);
+  return { retired, archived: config.retentionArchive, days };
+}
