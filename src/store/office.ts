@@ -1,7 +1,8 @@
 import type { OperatorRow, UserRow } from './accounts.js';
-import type { Queryable } from './db.js';
+import type { Db, Queryable } from './db.js';
 import type { MerchantRow } from './merchants.js';
 import type { OrderRow } from './orders.js';
+import { query, sql, type Sql } from './sql.js';
 import type { TariffRow } from './tariffs.js';
 
 /**
@@ -161,33 +162,81 @@ export interface TurnoverRow {
   month_count: string;
 }
 
-/** Completed USD (settled amount) since the start of the UTC day and month, live and sandbox apart. */
+/**
+ * Completed USD (settled amount) since the start of the UTC day and month, live and sandbox apart,
+ * with how many orders: from the ledger's daily rollup (every completion credits the ledger in
+ * its transaction), so a month costs the same few thousand rows however busy it was.
+ */
 export async function turnoverSince(q: Queryable, dayStart: Date, monthStart: Date): Promise<TurnoverRow[]> {
   const { rows } = await q.query<TurnoverRow>(
     `SELECT sandbox,
-       coalesce(sum(settled_amount) FILTER (WHERE finished_at >= $1), 0)::text AS today,
-       coalesce(sum(settled_amount), 0)::text AS month,
-       count(*) FILTER (WHERE finished_at >= $1) AS today_count,
-       count(*) AS month_count
-     FROM orders WHERE status = 'Completed' AND finished_at >= $2 GROUP BY sandbox`,
-    [dayStart, monthStart],
+       coalesce(sum(turnover) FILTER (WHERE day >= $1::date), 0)::text AS today,
+       coalesce(sum(turnover), 0)::text AS month,
+       coalesce(sum(credit_count) FILTER (WHERE day >= $1::date), 0) AS today_count,
+       coalesce(sum(credit_count), 0) AS month_count
+     FROM ledger_daily WHERE day >= $2::date GROUP BY sandbox`,
+    [utcDay(dayStart), utcDay(monthStart)],
   );
   return rows;
 }
 
-export async function ordersByStatus(q: Queryable, since: Date): Promise<{ status: string; n: string }[]> {
-  const { rows } = await q.query<{ status: string; n: string }>(
-    `SELECT status, count(*) AS n FROM orders WHERE created_at >= $1 AND placement = 'placed' GROUP BY status ORDER BY status`,
-    [since],
+/** The UTC day of a moment, as a date literal. */
+const utcDay = (t: Date): string => t.toISOString().slice(0, 10);
+
+/**
+ * The first UTC day from `fromDay` on that the order rollup does not hold (order_day_stats_days):
+ * the days before it are read from the rollup, that day and every later one are counted live.
+ */
+async function firstLiveDay(q: Queryable, fromDay: string): Promise<string> {
+  const { rows } = await q.query<{ d: string }>(
+    `SELECT to_char(min(g.day), 'YYYY-MM-DD') AS d
+       FROM (SELECT generate_series($1::date, (SELECT coalesce(max(day), $1::date) FROM order_day_stats_days) + 1, interval '1 day')::date AS day) g
+      WHERE NOT EXISTS (SELECT 1 FROM order_day_stats_days s WHERE s.day = g.day)`,
+    [fromDay],
+  );
+  return rows[0]!.d;
+}
+
+/**
+ * Placed orders per UTC day of creation, sandbox flag, method, provider ('' for none) and status,
+ * from the UTC day of `since` on: the days the maintenance worker has rolled up from
+ * order_day_stats, the rest (today, and any day not rolled up yet) counted from the orders.
+ * A past day's counts are as of its last roll-up (the worker redoes the recent days often).
+ */
+async function dayStats(q: Queryable, since: Date, f: { sandbox: boolean | null; providerId?: string | null }): Promise<Sql> {
+  const from = utcDay(since);
+  const live = await firstLiveDay(q, from);
+  const rolled: Sql[] = [sql`day >= ${from}::date`, sql`day < ${live}::date`];
+  const counted: Sql[] = [sql`created_at >= ${new Date(`${live}T00:00:00Z`)}`, sql`placement = 'placed'`];
+  if (f.sandbox !== null) {
+    rolled.push(sql`sandbox = ${f.sandbox}`);
+    counted.push(sql`sandbox = ${f.sandbox}`);
+  }
+  if (f.providerId) {
+    rolled.push(sql`provider_id = ${f.providerId}`);
+    counted.push(sql`provider_id = ${f.providerId}`);
+  }
+  const and = (xs: Sql[]) => xs.reduce((all, x) => sql`${all} AND ${x}`);
+  return sql`SELECT day, method, provider_id, status, orders FROM order_day_stats WHERE ${and(rolled)}
+             UNION ALL
+             SELECT (created_at AT TIME ZONE 'UTC')::date, method, coalesce(provider_id, ''), status, count(*)
+               FROM orders WHERE ${and(counted)} GROUP BY 1, 2, 3, 4`;
+}
+
+/** `sandbox` null counts both kinds of orders; true or false one of them (the dashboard's switch). Whole UTC days from that of `since`. */
+export async function ordersByStatus(q: Queryable, since: Date, sandbox: boolean | null = null): Promise<{ status: string; n: string }[]> {
+  const { rows } = await query<{ status: string; n: string }>(
+    q,
+    sql`SELECT status, sum(orders)::bigint AS n FROM (${await dayStats(q, since, { sandbox })}) s GROUP BY status ORDER BY status`,
   );
   return rows;
 }
 
-export async function conversionByMethod(q: Queryable, since: Date): Promise<{ method: string; created: string; completed: string }[]> {
-  const { rows } = await q.query<{ method: string; created: string; completed: string }>(
-    `SELECT method, count(*) AS created, count(*) FILTER (WHERE status = 'Completed') AS completed
-     FROM orders WHERE created_at >= $1 AND placement = 'placed' GROUP BY method ORDER BY method`,
-    [since],
+export async function conversionByMethod(q: Queryable, since: Date, sandbox: boolean | null = null): Promise<{ method: string; created: string; completed: string }[]> {
+  const { rows } = await query<{ method: string; created: string; completed: string }>(
+    q,
+    sql`SELECT method, sum(orders)::bigint AS created, coalesce(sum(orders) FILTER (WHERE status = 'Completed'), 0)::bigint AS completed
+          FROM (${await dayStats(q, since, { sandbox })}) s GROUP BY method ORDER BY method`,
   );
   return rows;
 }
@@ -199,16 +248,45 @@ export interface ProviderDayRow {
   completed: string;
 }
 
-/** Orders each provider served per UTC day since `since`, and how many of them completed. */
-export async function providerDailyOutcomes(q: Queryable, since: Date, providerId: string | null): Promise<ProviderDayRow[]> {
-  const { rows } = await q.query<ProviderDayRow>(
-    `SELECT provider_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS placed,
-       count(*) FILTER (WHERE status = 'Completed') AS completed
-     FROM orders WHERE created_at >= $1 AND placement = 'placed' AND provider_id IS NOT NULL AND ($2::text IS NULL OR provider_id = $2)
-     GROUP BY provider_id, day ORDER BY provider_id, day`,
-    [since, providerId],
+/** Orders each provider served per UTC day from the day of `since`, and how many of them completed. */
+export async function providerDailyOutcomes(q: Queryable, since: Date, providerId: string | null, sandbox: boolean | null = null): Promise<ProviderDayRow[]> {
+  const { rows } = await query<ProviderDayRow>(
+    q,
+    sql`SELECT provider_id, to_char(day, 'YYYY-MM-DD') AS day, sum(orders)::bigint AS placed,
+               coalesce(sum(orders) FILTER (WHERE status = 'Completed'), 0)::bigint AS completed
+          FROM (${await dayStats(q, since, { sandbox, providerId })}) s
+         WHERE provider_id <> ''
+         GROUP BY provider_id, day ORDER BY provider_id, day`,
   );
   return rows;
+}
+
+/**
+ * Recomputes the order rollup of the UTC days [fromDay, toDay) from the orders, one day per
+ * transaction (each a few seconds' worth of a day's orders at most), and records when.
+ */
+export async function refreshOrderDayStats(db: Db, fromDay: string, toDay: string, at: Date): Promise<number> {
+  let days = 0;
+  for (let d = new Date(`${fromDay}T00:00:00Z`); d < new Date(`${toDay}T00:00:00Z`); d = new Date(d.getTime() + 86_400_000)) {
+    const day = utcDay(d);
+    await db.tx(async (t) => {
+      // Instances refreshing the same day take turns: both would delete, and the second insert collide.
+      await t.query(`SELECT pg_advisory_xact_lock(hashtext('order_day_stats'), $1::int)`, [Math.floor(d.getTime() / 86_400_000)]);
+      await t.query('DELETE FROM order_day_stats WHERE day = $1::date', [day]);
+      await t.query(
+        `INSERT INTO order_day_stats (day, sandbox, method, provider_id, status, orders)
+         SELECT $1::date, sandbox, method, coalesce(provider_id, ''), status, count(*) FROM orders
+          WHERE created_at >= $2 AND created_at < $3 AND placement = 'placed' GROUP BY 2, 3, 4, 5`,
+        [day, d, new Date(d.getTime() + 86_400_000)],
+      );
+      await t.query(
+        `INSERT INTO order_day_stats_days (day, refreshed_at) VALUES ($1::date, $2) ON CONFLICT (day) DO UPDATE SET refreshed_at = excluded.refreshed_at`,
+        [day, at],
+      );
+    });
+    days++;
+  }
+  return days;
 }
 
 /** Callback events of the period by their state. */
