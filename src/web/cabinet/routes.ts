@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { sendTooMany } from '../../server/errors.js';
 import { cabinetSignIn, onboardingProgress, signUpMerchant } from '../../services/cabinet.js';
 import { listDeskViews } from '../../services/operator.js';
 import { endSession } from '../../services/sessions.js';
-import { roleMay, type CabinetArea } from '../../services/team.js';
 import { sendPage } from '../layout.js';
 import { cookieHeader, enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
 import { ButtonForm, formOf, formWithProblem, SignInForm, withForm } from '../forms.js';
@@ -22,6 +21,7 @@ import { deskRoutes } from './desks.js';
 import { orderRoutes } from './orders.js';
 import { linkRoutes, publicLinkRoute } from './links.js';
 import { invitationRoutes, teamRoutes } from './team.js';
+import { roleGate } from './roles.js';
 import { signInCodeRoute, twoFactorRoutes } from './twoFactor.js';
 import { signInCodePage } from './twoFactorView.js';
 import { homePage } from './homeView.js';
@@ -117,30 +117,6 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     linkRoutes(signedIn, ctx);
     teamRoutes(signedIn, ctx);
   });
-}
-
-/**
- * What a signed-in user may post, by role (web spec, "Cabinet, in addition"): everyone signs out
- * and looks after their own sign-in (password, two-factor, their sessions); a `viewer` nothing
- * else; a `developer` everything but the team; an `owner` everything. A refused action answers
- * 403 with a page before its form is read, and nothing happens.
- */
-const OWN_SIGN_IN = /^\/cabinet\/(sign-out|account\/(password|two-factor(\/.*)?|sessions\/:handle\/revoke))$/;
-export function areaOf(routeUrl: string): CabinetArea | 'self' {
-  if (OWN_SIGN_IN.test(routeUrl)) return 'self';
-  return routeUrl === '/cabinet/team' || routeUrl.startsWith('/cabinet/team/') ? 'team' : 'work';
-}
-
-function roleGate(ctx: Ctx) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    const c = req.cabinet;
-    if (!c || req.method === 'GET' || req.method === 'HEAD') return;
-    const area = areaOf(req.routeOptions.url ?? '');
-    if (area === 'self' || roleMay(c.user.role, area)) return;
-    const what = area === 'team' ? 'Only an owner changes the team.' : 'Your role can read everything here but change nothing.';
-    ctx.log.info({ userId: c.user.id, role: c.user.role, route: req.routeOptions.url }, 'cabinet action refused for the role');
-    return sendPage(reply, 403, messagePage(c, 'Not for your role', `${what} Ask an owner of ${c.merchant.name}.`));
-  };
 }
 
 function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
