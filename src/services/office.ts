@@ -1,18 +1,22 @@
 import type { Ctx } from '../context.js';
+import { METHODS, CATALOGUE, isIsoCurrency, isMethod, railsOf } from '../domain/catalogue.js';
+import { AppError } from '../domain/errors.js';
 import { dec, fmt8 } from '../domain/money.js';
+import { APPEAL_STATUSES } from '../domain/appealGuard.js';
+import { ORDER_STATUSES } from '../domain/orders.js';
 import { isoSeconds } from '../domain/time.js';
 import { windowStart } from '../domain/turnover.js';
 import type { OperatorRow } from '../store/accounts.js';
-import { listEntries } from '../store/ledger.js';
 import * as office from '../store/office.js';
+import { orderSeq } from '../store/orders.js';
 import { listOrderEvents } from '../store/outbox.js';
-import { getAppealForReview, listAppealsForReview } from './appeals.js';
-import { listAudit } from './audit.js';
+import { getAppealForReview, listAppealsForReview, reviewView } from './appeals.js';
+import { auditView, listAudit } from './audit.js';
 import { userView } from './accounts.js';
-import { getMerchant, listCurrencyViews, listDeskViews, listRateViews, tariffView } from './operator.js';
+import { liveCoverageWarnings, listCurrencyViews, listDeskViews, listRateViews, merchantWithBalanceView, tariffView } from './operator.js';
 import { listProviderViews, providerViewById } from './providersAdmin.js';
-import { listOperatorOrders, type OrderListQuery } from './orders.js';
 import { operatorOrderView } from './orderViews.js';
+import { pageOf, type Page } from './paging.js';
 import { listLimitViews } from './turnover.js';
 
 /**
@@ -75,36 +79,231 @@ export async function callbackQueue(ctx: Ctx) {
   }));
 }
 
-/** A merchant with everything an operator looks at: users, desks, ledger, withdrawals, audit. */
-export async function merchantOverview(ctx: Ctx, id: string) {
-  const merchant = await getMerchant(ctx, id);
-  const [users, desks, ledger, withdrawals, audit] = await Promise.all([
+/** A merchant as the lists show it: the operator API's merchant, its live and sandbox money apart, its desk count. */
+function merchantMoneyView(m: office.MerchantMoneyRow) {
+  return { ...merchantWithBalanceView(m), money: { live: fmt8(m.live_balance), sandbox: fmt8(m.sandbox_balance) }, desks: Number(m.desk_count) };
+}
+
+/**
+ * A merchant with everything an operator looks at: users, desks with their tariffs, the ledger of
+ * the mode asked for, withdrawals, audit, and the desks no live provider serves (the approval's
+ * `warnings`, recomputed for the providers as they are now).
+ */
+export async function merchantOverview(ctx: Ctx, id: string, sandbox = false) {
+  const row = await office.merchantWithMoney(ctx.db, id);
+  if (!row) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${id}`);
+  const [users, desks, ledger, withdrawals, audit, warnings, tariffs] = await Promise.all([
     office.merchantUsers(ctx.db, id),
     listDeskViews(ctx, { merchantId: id, limit: 500 }),
-    listEntries(ctx.db, id, 100),
+    office.ledgerOfMode(ctx.db, id, sandbox, 100),
     office.merchantWithdrawals(ctx.db, id, 50),
     listAudit(ctx, { objectId: id, limit: 50 }),
+    liveCoverageWarnings(ctx, id),
+    office.listTariffs(ctx.db),
   ]);
   return {
-    merchant,
+    merchant: merchantMoneyView(row),
     users: users.map(userView),
     desks: desks.items,
     ledger: ledger.map((e) => ({ id: e.id, orderId: e.order_id, kind: e.kind, amount: fmt8(e.amount), reason: e.reason, at: isoSeconds(e.created_at) })),
     withdrawals: withdrawals.map((w) => ({ id: w.id, amountUsd: fmt8(w.amount_usd), reference: w.reference, createdAt: isoSeconds(w.created_at) })),
     audit: audit.items,
+    warnings,
+    tariffs: tariffs.map(tariffView),
+  };
+}
+
+// ---- lists: the filters of each page, the page itself, and its export in keyset batches
+
+/** Rows read per statement when a list is exported: memory stays flat whatever the list's length. */
+export const EXPORT_BATCH = 500;
+
+/** The filters of the orders page as they arrive (text), each optional. */
+export interface OrderSearchInput {
+  q?: string;
+  merchantId?: string;
+  deskId?: string;
+  providerId?: string;
+  status?: string;
+  method?: string;
+  rail?: string;
+  currency?: string;
+  amountMin?: string;
+  amountMax?: string;
+  from?: string;
+  to?: string;
+}
+
+export const ORDER_FILTERS = ['q', 'merchantId', 'deskId', 'providerId', 'status', 'method', 'rail', 'currency', 'amountMin', 'amountMax', 'from', 'to'] as const satisfies readonly (keyof OrderSearchInput)[];
+
+/** The rails of a method (none for a rail-less one); unknown methods have none. */
+export const railsOfMethod = (method: string): readonly string[] => (isMethod(method) ? railsOf(method) : []);
+
+/**
+ * The currencies a new desk may be given on the page: those the platform has set up, and those the
+ * catalogue's rails are restricted to, sorted.
+ */
+export async function deskCurrencies(ctx: Ctx): Promise<string[]> {
+  const set = new Set((await listCurrencyViews(ctx)).map((c) => c.code));
+  for (const rails of Object.values(CATALOGUE)) for (const r of rails) for (const c of r.currencies ?? []) set.add(c);
+  return [...set].sort();
+}
+
+/** Every rail of every method, once. */
+export const ALL_RAILS: readonly string[] = [...new Set(Object.values(CATALOGUE).flatMap((rails) => rails.map((r) => r.rail)))];
+const AMOUNT = /^\d{1,16}(\.\d{1,8})?$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day (`2026-03-01`, a UTC day) or a time (ISO 8601); `end` makes a day mean its end, so `to` includes it. */
+function timeOf(field: string, v: string, end: boolean): Date {
+  const d = new Date(DAY.test(v) ? `${v}T00:00:00Z` : v);
+  if (Number.isNaN(d.getTime())) throw new AppError('VALIDATION_ERROR', `${field}: a day such as 2026-03-01, or an ISO 8601 time`);
+  return DAY.test(v) && end ? new Date(d.getTime() + DAY_MS) : d;
+}
+
+/** The orders page's filters checked, or VALIDATION_ERROR naming the first that is not right. */
+export function orderFilterOf(f: OrderSearchInput, sandbox: boolean): Omit<office.OfficeOrderFilter, 'limit' | 'beforeSeq'> {
+  if (f.status && !(ORDER_STATUSES as readonly string[]).includes(f.status)) throw new AppError('VALIDATION_ERROR', `status: one of ${ORDER_STATUSES.join(', ')}`);
+  if (f.method && !(METHODS as readonly string[]).includes(f.method)) throw new AppError('VALIDATION_ERROR', `method: one of ${METHODS.join(', ')}`);
+  if (f.rail && !ALL_RAILS.includes(f.rail)) throw new AppError('VALIDATION_ERROR', `rail: one of ${ALL_RAILS.join(', ')}`);
+  if (f.currency && !(/^[A-Z]{3}$/.test(f.currency) && isIsoCurrency(f.currency))) throw new AppError('VALIDATION_ERROR', 'currency: an ISO 4217 code such as INR');
+  for (const k of ['amountMin', 'amountMax'] as const) if (f[k] && !AMOUNT.test(f[k]!)) throw new AppError('VALIDATION_ERROR', `${k}: a decimal amount such as 1500 or 99.50`);
+  if (f.amountMin && f.amountMax && dec(f.amountMin).gt(f.amountMax)) throw new AppError('VALIDATION_ERROR', 'amountMin: must not exceed amountMax');
+  const from = f.from ? timeOf('from', f.from, false) : undefined;
+  const to = f.to ? timeOf('to', f.to, true) : undefined;
+  if (from && to && from >= to) throw new AppError('VALIDATION_ERROR', 'from: must be before to');
+  const opt = (v: string | undefined) => v || undefined;
+  return {
+    sandbox,
+    q: opt(f.q),
+    merchantId: opt(f.merchantId),
+    deskId: opt(f.deskId),
+    providerId: opt(f.providerId),
+    status: opt(f.status),
+    method: opt(f.method),
+    rail: opt(f.rail),
+    currency: opt(f.currency),
+    amountMin: opt(f.amountMin),
+    amountMax: opt(f.amountMax),
+    from,
+    to,
   };
 }
 
 /**
- * Order search: an `ord_` id or an orderRef through the operator list, and a payer reference (UTR)
- * as well, since that is what a payer quotes on the phone.
+ * The orders page: every filter an operator searches by, one mode (live or sandbox), newest first,
+ * keyset-paged by `before` (an order id). When nothing matches, `elsewhere` says whether the other
+ * mode has a match, so a sandbox id pasted into the live list says where it is.
  */
-export async function searchOrders(ctx: Ctx, query: OrderListQuery) {
-  const page = await listOperatorOrders(ctx, query);
-  if (!query.q || query.before) return page;
-  const seen = new Set(page.items.map((o) => o.id));
-  const byReference = (await office.ordersByPayerReference(ctx.db, query.q, query.limit)).filter((o) => !seen.has(o.id)).map(operatorOrderView);
-  return { ...page, items: [...byReference, ...page.items] };
+export async function searchOrders(ctx: Ctx, input: OrderSearchInput, o: { sandbox: boolean; before?: string; limit: number }) {
+  const filter = orderFilterOf(input, o.sandbox);
+  let beforeSeq: number | undefined;
+  if (o.before) {
+    const seq = await orderSeq(ctx.db, o.before);
+    if (seq === null) throw new AppError('VALIDATION_ERROR', 'before: unknown order id');
+    beforeSeq = seq;
+  }
+  const rows = await office.searchOrders(ctx.db, { ...filter, beforeSeq, limit: o.limit + 1 });
+  const page = pageOf(rows, o.limit, operatorOrderView, (r) => r.id);
+  const filtered = ORDER_FILTERS.some((k) => input[k]);
+  const elsewhere = page.items.length === 0 && !o.before && filtered ? (await office.searchOrders(ctx.db, { ...filter, sandbox: !o.sandbox, limit: 1 })).length > 0 : false;
+  return { ...page, elsewhere };
+}
+
+/** Every order the filters match, newest first, read in batches of EXPORT_BATCH (checked before the first row). */
+export function exportOrders(ctx: Ctx, input: OrderSearchInput, sandbox: boolean): AsyncIterable<ReturnType<typeof operatorOrderView>> {
+  const filter = orderFilterOf(input, sandbox);
+  return (async function* () {
+    let beforeSeq: number | undefined;
+    for (;;) {
+      const rows = await office.searchOrders(ctx.db, { ...filter, beforeSeq, limit: EXPORT_BATCH });
+      for (const r of rows) yield operatorOrderView(r);
+      if (rows.length < EXPORT_BATCH) return;
+      beforeSeq = rows[rows.length - 1]!.seq;
+    }
+  })();
+}
+
+export const MERCHANT_STATUSES = ['UnderReview', 'Active', 'Blocked'] as const;
+
+export interface MerchantSearchInput {
+  status?: string;
+  /** A `mer_` id, or a part of the name. */
+  q?: string;
+}
+
+function merchantFilterOf(input: MerchantSearchInput) {
+  if (input.status && !(MERCHANT_STATUSES as readonly string[]).includes(input.status)) throw new AppError('VALIDATION_ERROR', `status: one of ${MERCHANT_STATUSES.join(', ')}`);
+  return { status: input.status || undefined, q: input.q || undefined };
+}
+
+export type MerchantListItem = ReturnType<typeof merchantMoneyView>;
+
+/** The merchants page: newest first, by status and by name or id, each with live and sandbox money apart. */
+export async function listMerchants(ctx: Ctx, input: MerchantSearchInput, o: { before?: string; limit: number }): Promise<Page<MerchantListItem>> {
+  const filter = merchantFilterOf(input);
+  if (o.before && !(await office.merchantExists(ctx.db, o.before))) throw new AppError('VALIDATION_ERROR', 'before: unknown merchant id');
+  const rows = await office.merchantsWithMoney(ctx.db, { ...filter, beforeId: o.before, limit: o.limit + 1 });
+  return pageOf(rows, o.limit, merchantMoneyView, (m) => m.id);
+}
+
+export function exportMerchants(ctx: Ctx, input: MerchantSearchInput): AsyncIterable<MerchantListItem> {
+  const filter = merchantFilterOf(input);
+  return (async function* () {
+    let beforeId: string | undefined;
+    for (;;) {
+      const rows = await office.merchantsWithMoney(ctx.db, { ...filter, beforeId, limit: EXPORT_BATCH });
+      for (const r of rows) yield merchantMoneyView(r);
+      if (rows.length < EXPORT_BATCH) return;
+      beforeId = rows[rows.length - 1]!.id;
+    }
+  })();
+}
+
+export interface AppealSearchInput {
+  status?: string;
+  merchantId?: string;
+}
+
+function appealFilterOf(input: AppealSearchInput, sandbox: boolean) {
+  if (input.status && !(APPEAL_STATUSES as readonly string[]).includes(input.status)) throw new AppError('VALIDATION_ERROR', `status: one of ${APPEAL_STATUSES.join(', ')}`);
+  return { sandbox, status: input.status || undefined, merchantId: input.merchantId || undefined };
+}
+
+/** Every appeal of live (or sandbox) orders, newest first, by status and merchant. */
+export async function listAppeals(ctx: Ctx, input: AppealSearchInput, o: { sandbox: boolean; before?: string; limit: number }) {
+  const filter = appealFilterOf(input, o.sandbox);
+  if (o.before && !(await office.appealExists(ctx.db, o.before))) throw new AppError('VALIDATION_ERROR', 'before: unknown appeal id');
+  const now = ctx.clock.now();
+  const rows = await office.appealsOfMode(ctx.db, { ...filter, beforeId: o.before, limit: o.limit + 1 });
+  return pageOf(rows, o.limit, (r) => reviewView(r, now), (r) => r.id);
+}
+
+export function exportAppeals(ctx: Ctx, input: AppealSearchInput, sandbox: boolean): AsyncIterable<ReturnType<typeof reviewView>> {
+  const filter = appealFilterOf(input, sandbox);
+  const now = ctx.clock.now();
+  return (async function* () {
+    let beforeId: string | undefined;
+    for (;;) {
+      const rows = await office.appealsOfMode(ctx.db, { ...filter, beforeId, limit: EXPORT_BATCH });
+      for (const r of rows) yield reviewView(r, now);
+      if (rows.length < EXPORT_BATCH) return;
+      beforeId = rows[rows.length - 1]!.id;
+    }
+  })();
+}
+
+/** The audit trail, newest first, optionally one object's entries, in batches (its page is `listAudit`). */
+export function exportAudit(ctx: Ctx, input: { objectId?: string }): AsyncIterable<ReturnType<typeof auditView>> {
+  return (async function* () {
+    let before: string | undefined;
+    for (;;) {
+      const page = await listAudit(ctx, { objectId: input.objectId || undefined, before, limit: EXPORT_BATCH });
+      yield* page.items;
+      if (!page.hasMore || !page.next) return;
+      before = page.next;
+    }
+  })();
 }
 
 /** What happened to an order, oldest first: creation, its events and their delivery, the operators' actions. */
@@ -134,20 +333,23 @@ export async function capsWithUsage(ctx: Ctx) {
 
 const DAY_MS = 86_400_000;
 
-/** The home dashboard: turnover, orders by status and conversion of the last 30 days, providers of the last 7, callbacks of the last 24 hours. */
-export async function dashboard(ctx: Ctx) {
+/**
+ * The home dashboard of one mode (live, or sandbox): turnover of the UTC day and month, orders by
+ * status and conversion of the last 30 days, providers of the last 7, callbacks of the last 24
+ * hours. Sandbox figures never enter the live dashboard, nor live ones the sandbox's.
+ */
+export async function dashboard(ctx: Ctx, sandbox = false) {
   const now = ctx.clock.now();
   const [turnover, statuses, conversion, providers, callbacks, providerList] = await Promise.all([
     office.turnoverSince(ctx.db, windowStart('day', now), windowStart('month', now)),
-    office.ordersByStatus(ctx.db, new Date(now - 30 * DAY_MS)),
-    office.conversionByMethod(ctx.db, new Date(now - 30 * DAY_MS)),
-    office.providerDailyOutcomes(ctx.db, new Date(now - 7 * DAY_MS), null),
-    office.callbackStates(ctx.db, new Date(now - DAY_MS)),
+    office.ordersByStatus(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
+    office.conversionByMethod(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
+    office.providerDailyOutcomes(ctx.db, new Date(now - 7 * DAY_MS), null, sandbox),
+    office.callbackStates(ctx.db, new Date(now - DAY_MS), sandbox),
     listProviderViews(ctx),
   ]);
   const names = new Map(providerList.map((p) => [p.id, p.name]));
-  const live = turnover.find((t) => !t.sandbox);
-  const sandbox = turnover.find((t) => t.sandbox);
+  const mine = turnover.find((t) => t.sandbox === sandbox);
   const rate = (done: number, all: number) => (all === 0 ? null : Math.round((done / all) * 1000) / 10);
   const byProvider = new Map<string, { placed: number; completed: number }>();
   for (const r of providers) {
@@ -157,13 +359,12 @@ export async function dashboard(ctx: Ctx) {
     byProvider.set(r.provider_id, p);
   }
   return {
+    sandbox,
     turnover: {
-      todayUsd: fmt8(live?.today ?? '0'),
-      monthUsd: fmt8(live?.month ?? '0'),
-      todayOrders: Number(live?.today_count ?? 0),
-      monthOrders: Number(live?.month_count ?? 0),
-      sandboxTodayUsd: fmt8(sandbox?.today ?? '0'),
-      sandboxMonthUsd: fmt8(sandbox?.month ?? '0'),
+      todayUsd: fmt8(mine?.today ?? '0'),
+      monthUsd: fmt8(mine?.month ?? '0'),
+      todayOrders: Number(mine?.today_count ?? 0),
+      monthOrders: Number(mine?.month_count ?? 0),
     },
     statuses: statuses.map((s) => ({ status: s.status, count: Number(s.n) })),
     conversion: conversion.map((c) => ({ method: c.method, created: Number(c.created), completed: Number(c.completed), percent: rate(Number(c.completed), Number(c.created)) })),

@@ -1,8 +1,9 @@
 import type { OperatorRow, UserRow } from './accounts.js';
+import type { ReviewRow } from './appeals.js';
 import type { Db, Queryable } from './db.js';
 import type { MerchantRow } from './merchants.js';
 import type { OrderRow } from './orders.js';
-import { query, sql, type Sql } from './sql.js';
+import { query, raw, sql, type Sql } from './sql.js';
 import type { TariffRow } from './tariffs.js';
 
 /**
@@ -10,8 +11,50 @@ import type { TariffRow } from './tariffs.js';
  * dashboard. Every statement is read-only; the actions go through the operator API's services.
  */
 
+/** An operator who may use the back office: a disabled one is no operator for a session. */
 export async function getOperator(q: Queryable, id: string): Promise<OperatorRow | null> {
-  const { rows } = await q.query<OperatorRow>('SELECT * FROM operators WHERE id = $1', [id]);
+  const { rows } = await q.query<OperatorRow>('SELECT * FROM operators WHERE id = $1 AND disabled_at IS NULL', [id]);
+  return rows[0] ?? null;
+}
+
+// ---- operators: who they are, their role, whether they may sign in
+
+export interface OperatorAccountRow extends OperatorRow {
+  disabled_at: Date | null;
+}
+
+/** Operators newest first, keyset-paged by id (as every list of the operator API). */
+export async function listOperators(q: Queryable, f: { beforeId?: string; limit: number }): Promise<OperatorAccountRow[]> {
+  const { rows } = await q.query<OperatorAccountRow>(
+    `SELECT o.* FROM operators o
+      WHERE ($1::text IS NULL OR (o.created_at, o.id) < (SELECT c.created_at, c.id FROM operators c WHERE c.id = $1))
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
+    [f.beforeId ?? null, f.limit],
+  );
+  return rows;
+}
+
+export async function getOperatorAccount(q: Queryable, id: string): Promise<OperatorAccountRow | null> {
+  const { rows } = await q.query<OperatorAccountRow>('SELECT * FROM operators WHERE id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The active admins' ids, locked until the transaction ends: a demotion or a disabling counts the
+ * admins on rows no concurrent change can move, so two admins demoting each other leave one.
+ */
+export async function lockActiveAdmins(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(`SELECT id FROM operators WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`);
+  return rows.map((r) => r.id);
+}
+
+/** Sets an operator's role and/or disabled time (null enables); fields left undefined stay. */
+export async function updateOperatorAccess(q: Queryable, id: string, patch: { role?: 'admin' | 'support'; disabledAt?: Date | null }): Promise<OperatorAccountRow | null> {
+  const { rows } = await q.query<OperatorAccountRow>(
+    `UPDATE operators SET role = coalesce($2, role), disabled_at = CASE WHEN $3::boolean THEN $4::timestamptz ELSE disabled_at END
+      WHERE id = $1 RETURNING *`,
+    [id, patch.role ?? null, patch.disabledAt !== undefined, patch.disabledAt ?? null],
+  );
   return rows[0] ?? null;
 }
 
@@ -290,12 +333,150 @@ export async function refreshOrderDayStats(db: Db, fromDay: string, toDay: strin
 }
 
 /** Callback events of the period by their state. */
-export async function callbackStates(q: Queryable, since: Date): Promise<{ state: string; n: string }[]> {
-  const { rows } = await q.query<{ state: string; n: string }>(`SELECT state, count(*) AS n FROM outbox_events WHERE created_at >= $1 GROUP BY state ORDER BY state`, [since]);
+export async function callbackStates(q: Queryable, since: Date, sandbox: boolean | null = null): Promise<{ state: string; n: string }[]> {
+  const { rows } = await q.query<{ state: string; n: string }>(
+    `SELECT e.state, count(*) AS n FROM outbox_events e
+      WHERE e.created_at >= $1 AND ($2::boolean IS NULL OR EXISTS (SELECT 1 FROM orders o WHERE o.id = e.order_id AND o.sandbox = $2))
+      GROUP BY e.state ORDER BY e.state`,
+    [since, sandbox],
+  );
   return rows;
 }
 
 export async function listTariffs(q: Queryable): Promise<TariffRow[]> {
   const { rows } = await q.query<TariffRow>('SELECT * FROM tariffs ORDER BY created_at, id');
+  return rows;
+}
+
+// ---- the lists of the back office: every filter an operator searches by, keyset-paged
+
+export interface OfficeOrderFilter {
+  /** Sandbox orders or live ones: the two are never listed together. */
+  sandbox: boolean;
+  /** An `ord_` id, an orderRef or a payer reference (UTR), exactly. */
+  q?: string;
+  merchantId?: string;
+  deskId?: string;
+  providerId?: string;
+  status?: string;
+  method?: string;
+  rail?: string;
+  currency?: string;
+  /** The order's amount in its own currency, inclusive bounds. */
+  amountMin?: string;
+  amountMax?: string;
+  /** Created at or after `from`, before `to`. */
+  from?: Date;
+  to?: Date;
+  /** Keyset: orders older than this creation sequence. */
+  beforeSeq?: number;
+  limit: number;
+}
+
+/** The conditions of a filter, only those given: the planner sees each query's real shape and picks its index. */
+function orderConditions(f: OfficeOrderFilter): Sql {
+  const parts: Sql[] = [sql`o.placement = 'placed'`, sql`o.sandbox = ${f.sandbox}`];
+  if (f.q) parts.push(sql`(o.id = ${f.q} OR o.order_ref = ${f.q} OR o.payer_reference = ${f.q})`);
+  if (f.merchantId) parts.push(sql`o.merchant_id = ${f.merchantId}`);
+  if (f.deskId) parts.push(sql`o.desk_id = ${f.deskId}`);
+  if (f.providerId) parts.push(sql`o.provider_id = ${f.providerId}`);
+  if (f.status) parts.push(sql`o.status = ${f.status}`);
+  if (f.method) parts.push(sql`o.method = ${f.method}`);
+  if (f.rail) parts.push(sql`o.rail = ${f.rail}`);
+  if (f.currency) parts.push(sql`o.currency = ${f.currency}`);
+  if (f.amountMin) parts.push(sql`o.amount >= ${f.amountMin}::numeric`);
+  if (f.amountMax) parts.push(sql`o.amount <= ${f.amountMax}::numeric`);
+  if (f.from) parts.push(sql`o.created_at >= ${f.from}`);
+  if (f.to) parts.push(sql`o.created_at < ${f.to}`);
+  if (f.beforeSeq !== undefined) parts.push(sql`o.seq < ${f.beforeSeq}`);
+  return parts.reduce((all, p) => sql`${all} AND ${p}`);
+}
+
+/** Orders matching every filter given, newest first (by creation sequence). */
+export async function searchOrders(q: Queryable, f: OfficeOrderFilter): Promise<OrderRow[]> {
+  const { rows } = await query<OrderRow>(q, sql`SELECT o.* FROM orders o WHERE ${orderConditions(f)} ORDER BY o.seq DESC LIMIT ${f.limit}`);
+  return rows;
+}
+
+export interface MerchantMoneyRow extends MerchantRow {
+  /** Live money on the ledger: credits of live orders, their reversals, withdrawals and adjustments. */
+  live_balance: string;
+  /** Credits and reversals of sandbox orders: never withdrawable, never in a live total. */
+  sandbox_balance: string;
+  desk_count: string;
+}
+
+// From the ledger's daily rollup (ledger_daily: per merchant, day and the order's sandbox flag;
+// withdrawals and adjustments count as live), not the whole ledger: a year of a busy merchant is
+// a few hundred rows instead of hundreds of thousands of entries.
+const MONEY_OF = raw(`coalesce((SELECT sum(ld.net) FROM ledger_daily ld WHERE ld.merchant_id = m.id AND NOT ld.sandbox), 0)::text AS live_balance,
+     coalesce((SELECT sum(ld.net) FROM ledger_daily ld WHERE ld.merchant_id = m.id AND ld.sandbox), 0)::text AS sandbox_balance,
+     (SELECT count(*) FROM desks d WHERE d.merchant_id = m.id)::text AS desk_count`);
+
+/** Merchants newest first (as `GET /admin/v1/merchants`), each with its live and sandbox money apart. */
+export async function merchantsWithMoney(q: Queryable, f: { status?: string; q?: string; beforeId?: string; limit: number }): Promise<MerchantMoneyRow[]> {
+  const where: Sql[] = [sql`true`];
+  if (f.status) where.push(sql`m.status = ${f.status}`);
+  if (f.q) where.push(sql`(m.id = ${f.q} OR m.name ILIKE ${`%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`);
+  if (f.beforeId) where.push(sql`(m.created_at, m.id) < (SELECT c.created_at, c.id FROM merchants c WHERE c.id = ${f.beforeId})`);
+  const { rows } = await query<MerchantMoneyRow>(
+    q,
+    sql`SELECT m.*, ${MONEY_OF} FROM merchants m WHERE ${where.reduce((all, p) => sql`${all} AND ${p}`)} ORDER BY m.created_at DESC, m.id DESC LIMIT ${f.limit}`,
+  );
+  return rows;
+}
+
+export async function merchantWithMoney(q: Queryable, id: string): Promise<MerchantMoneyRow | null> {
+  const { rows } = await query<MerchantMoneyRow>(q, sql`SELECT m.*, ${MONEY_OF} FROM merchants m WHERE m.id = ${id}`);
+  return rows[0] ?? null;
+}
+
+/** Appeals with their orders, newest first, of sandbox or live orders only, optionally of one status and merchant. */
+export async function appealsOfMode(q: Queryable, f: { sandbox: boolean; status?: string; merchantId?: string; beforeId?: string; limit: number }): Promise<ReviewRow[]> {
+  const where: Sql[] = [sql`o.sandbox = ${f.sandbox}`];
+  if (f.status) where.push(sql`a.status = ${f.status}`);
+  if (f.merchantId) where.push(sql`a.merchant_id = ${f.merchantId}`);
+  if (f.beforeId) where.push(sql`(a.created_at, a.id) < (SELECT c.created_at, c.id FROM appeals c WHERE c.id = ${f.beforeId})`);
+  const { rows } = await query<ReviewRow>(
+    q,
+    sql`SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
+          o.rate AS order_rate, o.settled_amount AS order_settled_amount
+        FROM appeals a JOIN orders o ON o.id = a.order_id
+        WHERE ${where.reduce((all, p) => sql`${all} AND ${p}`)} ORDER BY a.created_at DESC, a.id DESC LIMIT ${f.limit}`,
+  );
+  return rows;
+}
+
+export async function appealExists(q: Queryable, id: string): Promise<boolean> {
+  const { rows } = await q.query('SELECT 1 FROM appeals WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+export async function merchantExists(q: Queryable, id: string): Promise<boolean> {
+  const { rows } = await q.query('SELECT 1 FROM merchants WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+export interface LedgerModeRow {
+  id: number;
+  order_id: string | null;
+  kind: string;
+  amount: string;
+  reason: string | null;
+  created_at: Date;
+}
+
+/**
+ * A merchant's latest ledger entries of one mode: sandbox entries are those of sandbox orders;
+ * everything else (live orders, withdrawals, adjustments) is live money.
+ */
+export async function ledgerOfMode(q: Queryable, merchantId: string, sandbox: boolean, limit: number): Promise<LedgerModeRow[]> {
+  const { rows } = await q.query<LedgerModeRow>(
+    `SELECT le.id, le.order_id, le.kind, le.amount::text AS amount, le.reason, le.created_at
+       FROM ledger_entries le LEFT JOIN orders o ON o.id = le.order_id
+      WHERE le.merchant_id = $1 AND coalesce(o.sandbox, false) = $2
+      ORDER BY le.id DESC LIMIT $3`,
+    [merchantId, sandbox, limit],
+  );
   return rows;
 }

@@ -377,7 +377,12 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
     it('finds an order by its payer reference', async () => {
       const o = await order(h, desk);
       await h.ctx.db.query(`UPDATE orders SET payer_reference = 'UTR998877665544' WHERE id = $1`, [o.id]);
-      const res = await a.get('/office/orders?q=UTR998877665544');
+      // A sandbox order: the live list (the default) says where it is, the sandbox list shows it.
+      const live = await a.get('/office/orders?q=UTR998877665544');
+      expect(live.statusCode).toBe(200);
+      expect(live.body).not.toContain(o.id);
+      expect(live.body).toContain('No live order matches, but a sandbox one does');
+      const res = await a.get('/office/orders?q=UTR998877665544&mode=sandbox');
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain(o.id);
     });

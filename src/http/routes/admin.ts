@@ -12,6 +12,8 @@ import { getOperatorOrder, listOperatorOrders } from '../../services/orders.js';
 import { createLimit, listLimitViews, listNotificationViews, removeLimit } from '../../services/turnover.js';
 import { sendOk } from '../../server/errors.js';
 import * as A from '../schemas/admin.js';
+import * as O from '../schemas/operators.js';
+import { listOperatorAccounts, patchOperator } from '../../services/operators.js';
 import { adminRouteSchema, IdParam } from '../schemas/common.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
@@ -201,6 +203,24 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     // ---- accounts, withdrawals, audit
     admin.post('/operators', { schema: doc({ id: 'createOperator', summary: 'Add a back-office operator (admin or support)', body: A.CreateOperatorBody, ok: A.OperatorAccount, status: 201, errors: ['EMAIL_TAKEN'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'operator.create', null, (c) => createOperator(c, req.body as { email: string; password: string; role: 'admin' | 'support' }), (r) => r.id), 201),
+    );
+    admin.get('/operators', { schema: doc({ id: 'listOperators', summary: 'Back-office operators, newest first, with their role and whether they may sign in', querystring: O.ListOperatorsQuery, ok: A.PageOf(O.OperatorWithAccess) }) }, async (req, reply) =>
+      sendOk(req, reply, await listOperatorAccounts(ctx, { before: req.query.before, limit: limit(req.query) })),
+    );
+    admin.patch(
+      '/operators/:id',
+      {
+        schema: doc({
+          id: 'patchOperator',
+          summary: 'Change an operator\'s role, or disable them (their sessions end) and enable them again',
+          description: 'The last active admin can neither lose the role nor be disabled: `403 FORBIDDEN`.',
+          params: O.OperatorIdParam,
+          body: O.PatchOperatorBody,
+          ok: O.OperatorWithAccess,
+          errors: ['NOT_FOUND', 'FORBIDDEN'],
+        }),
+      },
+      async (req, reply) => sendOk(req, reply, await act(req, 'operator.update', req.params.id, (c) => patchOperator(c, req.params.id, req.body))),
     );
     admin.post('/merchants/:id/users', { schema: doc({ id: 'createUser', summary: 'Add a cabinet user to a merchant', params: merchantId, body: A.CreateUserBody, ok: A.UserAccount, status: 201, errors: ['EMAIL_TAKEN', 'MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'user.create', req.params.id, (c) => createUser(c, req.params.id, req.body)), 201),

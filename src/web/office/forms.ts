@@ -1,4 +1,24 @@
-import { BlockBody, CommentBody, CreateLimitBody, PatchMerchantBody, PutCurrencyBody, PutRateBody, ReverseBody, StopDeskBody, WithdrawalBody } from '../../http/schemas/admin.js';
+import { PAYMENT_KEYS } from '../../domain/payment.js';
+import {
+  BlockBody,
+  Capability,
+  CommentBody,
+  CreateDeskBody,
+  CreateLimitBody,
+  CreateOperatorBody,
+  CreateProviderBody,
+  CreateTariffBody,
+  PatchDeskBody,
+  PatchMerchantBody,
+  PatchTariffBody,
+  PutCurrencyBody,
+  PutRateBody,
+  ReverseBody,
+  StopDeskBody,
+  TariffBand,
+  WithdrawalBody,
+} from '../../http/schemas/admin.js';
+import type { TOptional, TUnsafe } from 'typebox';
 import { choice, fieldsFrom, sessionForm, text } from '../forms.js';
 
 /**
@@ -24,3 +44,56 @@ export const RateForm = sessionForm(fieldsFrom(PutRateBody, ['rate']));
 /** `enabled` is a check box: absent when it is not ticked. */
 export const CurrencyForm = sessionForm(fieldsFrom(PutCurrencyBody, ['enabled', 'spreadPercent']));
 export const CapForm = sessionForm(fieldsFrom(CreateLimitBody, ['scope', 'scopeId', 'window', 'capUsd', 'notifyOnly']));
+
+// ---- forms of what the operator API sets: tariffs, providers, operators, a merchant's desks
+
+/**
+ * Fields repeated per row (a tariff's bands, a provider's capabilities): `fromUsd1`, `toUsd1`, …,
+ * each with the API's own shape for that field. A row left empty is no row; a form has room for
+ * `n` rows, more than any tariff or provider has needed.
+ */
+type Field = TOptional<TUnsafe<string>>;
+function rows(fields: Record<string, Field>, n: number): Record<string, Field> {
+  const out: Record<string, Field> = {};
+  for (let i = 1; i <= n; i++) for (const [name, schema] of Object.entries(fields)) out[`${name}${i}`] = schema;
+  return out;
+}
+
+export const TARIFF_ROWS = 8;
+export const CAPABILITY_ROWS = 8;
+
+/** `POST /office/tariffs` and `/office/tariffs/{id}`: a name, the bands row by row, and the default tick. */
+export const TariffForm = sessionForm({
+  ...fieldsFrom(CreateTariffBody, ['name', 'default']),
+  ...rows(fieldsFrom(TariffBand, ['fromUsd', 'toUsd', 'ratePercent']), TARIFF_ROWS),
+});
+
+/** `POST /office/tariffs/{id}/default`: make it the default (`true`) or leave no default (`false`). */
+export const TariffDefaultForm = sessionForm(fieldsFrom(PatchTariffBody, ['default']));
+
+/** The payment keys of a pool's first requisite (more are added on the requisite pages). */
+export const REQUISITE_KEYS = PAYMENT_KEYS;
+
+/** `POST /office/providers`: the fields of `POST /admin/v1/providers`, capabilities row by row, a pool's first requisite. */
+export const ProviderForm = sessionForm({
+  ...fieldsFrom(CreateProviderBody, ['name', 'kind', 'baseUrl', 'key', 'secret']),
+  priority: text({ maxLength: 7, pattern: '^\\d{1,7}$', 'x-message': 'must be a whole number from 0 to 1000000' }),
+  ...rows(fieldsFrom(Capability, ['method', 'rail', 'currency', 'min', 'max']), CAPABILITY_ROWS),
+  ...Object.fromEntries(REQUISITE_KEYS.map((k) => [`requisite_${k}`, text({ maxLength: 255 })])),
+});
+
+/** `POST /office/operators`: a new operator. */
+export const OperatorForm = sessionForm(fieldsFrom(CreateOperatorBody, ['email', 'password', 'role']));
+/** `POST /office/operators/{id}/role`. */
+export const OperatorRoleForm = sessionForm(fieldsFrom(CreateOperatorBody, ['role']));
+/** `POST /office/operators/{id}/access`: `disabled` true to disable, false to enable again. */
+export const OperatorAccessForm = sessionForm({ disabled: choice(['true', 'false'] as const) });
+
+/**
+ * `POST /office/merchants/{id}/desks`: the fields of `POST /admin/v1/merchants/{id}/desks`. The
+ * tariff is a choice of the page: empty for the default tariff, `none` for no fee, or a `trf_` id.
+ */
+export const NewDeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled', 'tariffId']));
+
+/** `POST /office/desks/{id}/tariff`: `none` for no fee, or a `trf_` id; `back` says which page to return to. */
+export const DeskTariffForm = sessionForm({ ...fieldsFrom(PatchDeskBody, ['tariffId']), back: choice(['merchant', 'desk'] as const) });

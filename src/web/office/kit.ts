@@ -9,7 +9,7 @@ import { seeOther } from '../session.js';
 import { formOf, withForm, type FormSchema } from '../forms.js';
 import type { Html } from '../html.js';
 import { off } from './session.js';
-import { isAdmin, messagePage, type NavExtra, type Shell } from './ui.js';
+import { isAdmin, messagePage, type Mode, type NavExtra, type Shell } from './ui.js';
 
 /**
  * What every family of back-office routes uses: reading the path and query, the shell of a page,
@@ -39,8 +39,20 @@ const NOTICES: Record<string, string> = {
   'rate-removed': 'Manual rate removed: the market rate applies again.',
   'cap-added': 'Cap added.',
   'cap-removed': 'Cap removed.',
+  tariff: "Desk's tariff saved: fees of orders completed from now on follow it.",
+  'tariff-created': 'Tariff created.',
+  'tariff-saved': 'Tariff saved: fees of orders completed from now on use its bands.',
+  'tariff-default': 'This is the default tariff now: desks created without a tariff get it.',
+  'tariff-undefault': 'No default tariff now: desks created without a tariff trade without a fee.',
+  'operator-created': 'Operator created: they sign in with the email and password given.',
+  'operator-role': 'Role changed: it applies from their next page.',
+  'operator-disabled': 'Operator disabled: they cannot sign in, and their sessions have ended.',
+  'operator-enabled': 'Operator enabled: they may sign in again.',
 };
 export const doneOf = (req: FastifyRequest) => NOTICES[str(query(req).done, 20)] ?? null;
+
+/** Live money unless the page is asked for the sandbox's (`?mode=sandbox`). */
+export const modeOf = (req: FastifyRequest): Mode => (query(req).mode === 'sandbox' ? 'sandbox' : 'live');
 
 /** A service detail ("amountUsd: must be …") as a sentence for a person. */
 export function sentence(detail: string | null): string {
@@ -77,7 +89,7 @@ export async function shell(ctx: Ctx, req: FastifyRequest, nav: readonly OfficeN
     office.queueCounts(ctx),
     Promise.all(nav.map(async (e): Promise<NavExtra> => ({ label: e.label, path: e.path, group: e.group, count: e.count ? await e.count(ctx) : null }))),
   ]);
-  return { o: off(req), counts, nav: added };
+  return { o: off(req), counts, nav: added, mode: modeOf(req) };
 }
 
 /** The answer to a `support` operator posting an admin action. */

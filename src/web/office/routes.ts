@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { checkSignIn } from '../../services/accounts.js';
+import { officeOperator } from '../../services/office.js';
 import { answerChallenge, issueChallenge, twoFactorStatus } from '../../services/twoFactor.js';
 import { sendPage } from '../layout.js';
 import { enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts } from '../session.js';
@@ -16,6 +17,7 @@ import { appealRoutes } from './routes/appeals.js';
 import { auditRoutes } from './routes/audit.js';
 import { capRoutes } from './routes/caps.js';
 import { merchantRoutes } from './routes/merchants.js';
+import { operatorRoutes } from './routes/operators.js';
 import { orderRoutes } from './routes/orders.js';
 import { providerRoutes } from './routes/providers.js';
 import { queueRoutes } from './routes/queues.js';
@@ -42,6 +44,8 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx, extensions: OfficeE
     if (check.kind === 'locked') return sendTooManyAttempts(ctx, OFFICE, req, reply, check.retryAfterMs);
     if (check.kind === 'refused') return sendPage(reply, 401, signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email, failed: true }));
     const operator = check.account;
+    // A disabled operator gets the same answer as a wrong password: nothing says the account exists.
+    if (!(await officeOperator(ctx, operator.id))) return sendPage(reply, 401, signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email, failed: true }));
     if ((await twoFactorStatus(ctx, 'office', operator.id)).enabled) {
       return sendPage(reply, 200, codePage({ csrf: preSessionToken(ctx, OFFICE, req, reply), challenge: issueChallenge(ctx, 'office', operator.id), failed: false }));
     }
@@ -118,5 +122,6 @@ function registerSignedIn(app: FastifyInstance, kit: Kit): void {
   rateRoutes(app, kit);
   tariffRoutes(app, kit);
   capRoutes(app, kit);
+  operatorRoutes(app, kit);
   auditRoutes(app, kit);
 }

@@ -13,7 +13,9 @@ import type { OfficeRequest } from './session.js';
 
 export type Fn<K extends keyof typeof office> = (typeof office)[K] extends (...a: never[]) => unknown ? Awaited<ReturnType<(typeof office)[K]>> : never;
 
-export type Section = 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'providers' | 'rates' | 'caps' | 'tariffs' | 'audit' | NavPath | null;
+export type Section =
+  | 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'appeal-list' | 'providers' | 'rates' | 'caps' | 'tariffs'
+  | 'operators' | 'audit' | NavPath | null;
 
 /** The path of a navigation entry another room's page family adds: its pages name it as their section. */
 export type NavPath = `/office/${string}`;
@@ -26,11 +28,19 @@ export interface NavExtra {
   count: number | null;
 }
 
+/**
+ * Sandbox money and live money are never shown together (web spec, "Sandbox money and live
+ * money"): the dashboard and the lists show one of them, live unless `mode=sandbox` is asked for,
+ * and every link of such a page keeps the mode.
+ */
+export type Mode = 'live' | 'sandbox';
+
 export interface Shell {
   o: OfficeRequest;
   counts: QueueCounts;
   /** Entries other rooms' page families add to the navigation, with their counts. */
   nav?: readonly NavExtra[];
+  mode: Mode;
 }
 
 export const isAdmin = (o: OfficeRequest) => o.operator.role === 'admin';
@@ -42,7 +52,66 @@ export function utc(iso: string | null | undefined): Html {
   return html`<time datetime="${iso}">${iso.replace('T', ' ').replace('Z', ' UTC')}</time>`;
 }
 
-export const usd = (amount: string) => html`<span class="money">${amount} USD</span>`;
+/** Digits after the point a currency shows (2 for USD, INR, RUB, KZT; 0 for KRW and UZS …), as ICU knows them. */
+function minorUnits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/**
+ * An amount for the page: digits grouped, the currency's own decimals (the one place an amount is
+ * rounded, half away from zero, for display only), the exact decimal string a hover away in the
+ * title and in the element's value. The API and the CSV keep the exact strings.
+ */
+export function money(amount: string | null | undefined, currency = 'USD'): Html {
+  if (amount === null || amount === undefined || amount === '') return html`<span class="muted">—</span>`;
+  const digits = minorUnits(currency);
+  let shown: string;
+  try {
+    // A decimal string is formatted exactly (Intl.NumberFormat v3), never through a float.
+    shown = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits, roundingMode: 'halfExpand' } as Intl.NumberFormatOptions).format(amount as unknown as number);
+  } catch {
+    shown = amount;
+  }
+  return html`<data class="money" value="${amount}" title="${amount} ${currency}">${shown} ${currency}</data>`;
+}
+
+export const usd = (amount: string) => money(amount, 'USD');
+
+/** An id, key or secret: monospace, and a copy button beside it once the script runs. */
+export function ident(value: string | null | undefined, what = 'id'): Html {
+  if (!value) return html`<span class="muted">—</span>`;
+  return html`<code class="ident" data-copy="${what}">${value}</code>`;
+}
+
+/** A link to an object by its id, the id in monospace with its copy button. */
+export function idLink(href: string, id: string | null | undefined, what = 'id'): Html {
+  if (!id) return html`<span class="muted">—</span>`;
+  return html`<a class="ident-link" href="${href}"><code class="ident" data-copy="${what}">${id}</code></a>`;
+}
+
+/** A path with the query parameters given (empty ones left out) and the page's mode when it is not live. */
+export function href(path: string, params: Record<string, string | null | undefined> = {}, mode: Mode = 'live'): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, v);
+  if (mode === 'sandbox') q.set('mode', 'sandbox');
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** The live / sandbox switch of a page that shows money, keeping the page's other parameters. */
+export function modeSwitch(path: string, mode: Mode, params: Record<string, string | null | undefined> = {}): Html {
+  const opt = (m: Mode, label: string) =>
+    html`<li><a href="${href(path, params, m)}"${m === mode ? html` aria-current="true"` : ''} class="mode-${m}">${label}</a></li>`;
+  return html`<nav class="mode-switch" aria-label="Live or sandbox money"><ul>${opt('live', 'Live')}${opt('sandbox', 'Sandbox')}</ul>
+${mode === 'sandbox' ? html`<p class="mode-note" role="note">Sandbox: simulated money only, never withdrawable and never in a live total.</p>` : ''}</nav>`;
+}
+
+/** A hidden input that keeps the mode when a filter form is sent. */
+export const modeInput = (mode: Mode) => (mode === 'sandbox' ? html`<input type="hidden" name="mode" value="sandbox">` : html``);
 
 /** A POST button with its CSRF token and optional fields. */
 export function action(o: OfficeRequest, path: string, label: string, opts: { fields?: Interpolation; kind?: 'secondary' | 'danger'; id?: string } = {}): Html {
@@ -63,8 +132,10 @@ function count(n: number, overdue = 0): Html {
 
 export function officePage(s: Shell, title: string, section: Section, body: Interpolation): Html {
   const c = s.counts;
-  const link = (href: string, sec: Section, label: string, extra: Interpolation = '') =>
-    html`<li><a href="${href}"${sec === section ? html` aria-current="page"` : ''}>${label}${extra}</a></li>`;
+  const link = (to: string, sec: Section, label: string, extra: Interpolation = '') =>
+    html`<li><a href="${to}"${sec === section ? html` aria-current="page"` : ''}>${label}${extra}</a></li>`;
+  /** The pages that show money apart keep the mode the operator is in. */
+  const kept = (path: string) => href(path, {}, s.mode);
   const added = (group: NavExtra['group']) =>
     (s.nav ?? []).filter((e) => e.group === group).map((e) => link(e.path, e.path, e.label, e.count === null ? '' : count(e.count)));
   return document({
@@ -79,11 +150,11 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
 <form class="inline-form" method="post" action="/office/sign-out">${csrfInput(s.o.csrf)}<button class="link" type="submit">Sign out</button></form></div></header>
 <div class="layout">
 <nav class="side" aria-label="Back office">
-<ul>${link('/office', 'home', 'Dashboard')}</ul>
+<ul>${link(kept('/office'), 'home', 'Dashboard')}</ul>
 <h2 class="nav-head">Queues</h2>
 <ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
 <h2 class="nav-head">Objects</h2>
-<ul>${link('/office/merchants', 'merchants', 'Merchants')}${link('/office/orders', 'orders', 'Orders')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/audit', 'audit', 'Audit trail')}${added('objects')}</ul>
+<ul>${link(kept('/office/merchants'), 'merchants', 'Merchants')}${link(kept('/office/orders'), 'orders', 'Orders')}${link(kept('/office/appeals'), 'appeal-list', 'Appeals')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/operators', 'operators', 'Operators')}${link('/office/audit', 'audit', 'Audit trail')}${added('objects')}</ul>
 </nav>
 <main id="main">
 ${body}
@@ -118,12 +189,31 @@ export function notice(text: string | null): Html {
   return text ? html`<p class="notice ok" role="status">${text}</p>` : html``;
 }
 
-export function table(caption: string, head: readonly string[], rows: readonly Interpolation[], empty: string): Html {
+/** A column of a list: its heading, and how its cells read (numbers right-aligned, long text wrapped). */
+export type Col = string | { label: string; kind?: 'num' | 'wrap' | 'action' };
+
+const colLabel = (c: Col) => (typeof c === 'string' ? c : c.label);
+const colKind = (c: Col) => (typeof c === 'string' ? undefined : c.kind);
+
+/**
+ * A list as a table that never scrolls sideways: at a width where its columns fit, a table with
+ * every column visible; where they do not, one card per row with the same fields, each labelled
+ * (web spec, "Every page, in addition"). Without a script the switch happens at a width estimated
+ * from the columns (a container query, `rt-…`); the script switches exactly, when the table is
+ * wider than its box.
+ */
+export function table(caption: string, cols: readonly Col[], rows: readonly (readonly Interpolation[])[], empty: string, o: { id?: string } = {}): Html {
   if (rows.length === 0) return html`<p class="muted empty">${empty}</p>`;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table>
+  const fit = cols.length <= 3 ? 's' : cols.length <= 5 ? 'm' : cols.length <= 7 ? 'l' : 'xl';
+  return html`<div class="rtable rt-${fit}"${o.id ? html` id="${o.id}"` : ''}><table>
 <caption class="visually-hidden">${caption}</caption>
-<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
-<tbody>${rows}</tbody></table></div>`;
+<thead><tr>${cols.map((c) => html`<th scope="col"${colKind(c) ? html` class="${colKind(c)}"` : ''}>${colLabel(c) || html`<span class="visually-hidden">Actions</span>`}</th>`)}</tr></thead>
+<tbody>${rows.map((cells) => html`<tr>${cells.map((cell, i) => {
+    const c = cols[i] ?? '';
+    const kind = colKind(c);
+    // The value in a box of its own: in a card it sits beside its label as one piece.
+    return html`<td data-label="${colLabel(c)}"${kind ? html` class="${kind}"` : ''}><div class="cv">${cell}</div></td>`;
+  })}</tr>`)}</tbody></table></div>`;
 }
 
 export const statusBadge = (status: string) => {
@@ -136,11 +226,14 @@ export type AuditItem = Fn<'merchantOverview'>['audit'][number];
 export function auditTable(entries: readonly AuditItem[], caption = 'Audit entries'): Html {
   return table(
     caption,
-    ['When', 'Who', 'Action', 'Object', 'Outcome'],
-    entries.map(
-      (a) => html`<tr><td>${utc(a.at)}</td><td class="mono">${a.actor}</td><td>${a.action}</td><td class="mono">${a.objectId ?? ''}</td>
-<td class="wrap">${a.outcome === 'ok' ? html`<span class="badge ok">ok</span>` : html`<span class="badge bad">${a.outcome}</span> ${a.detail ?? ''}`}</td></tr>`,
-    ),
+    ['When', 'Who', 'Action', 'Object', { label: 'Outcome', kind: 'wrap' }],
+    entries.map((a) => [
+      utc(a.at),
+      a.actor === 'token' ? html`<span class="muted">API token</span>` : idLink(`/office/operators#${a.actor}`, a.actor, 'operator id'),
+      a.action,
+      ident(a.objectId, 'object id'),
+      a.outcome === 'ok' ? html`<span class="badge ok">ok</span>` : html`<span class="badge bad">${a.outcome}</span> ${a.detail ?? ''}`,
+    ]),
     'No entries.',
   );
 }

@@ -799,7 +799,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Back-office operators, newest first, with their role and whether they may sign in */
+        get: operations["listOperators"];
         put?: never;
         /** Add a back-office operator (admin or support) */
         post: operations["createOperator"];
@@ -807,6 +808,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an operator's role, or disable them (their sessions end) and enable them again
+         * @description The last active admin can neither lose the role nor be disabled: `403 FORBIDDEN`.
+         */
+        patch: operations["patchOperator"];
         trace?: never;
     };
     "/admin/v1/merchants/{id}/users": {
@@ -1924,6 +1945,21 @@ export interface components {
             /** @description URL(s) the reviewer can open, separated by semicolons */
             evidenceUrl?: string | null;
         };
+        Operator: {
+            /** @description `opr_` id */
+            id: string;
+            /** Format: email */
+            email: string;
+            role: string;
+            /** @description a disabled operator cannot sign in; their sessions ended when they were disabled */
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
         OperatorAccount: {
             /** @description `opr_` id */
             id: string;
@@ -1995,6 +2031,12 @@ export interface components {
         };
         OperatorOrderPage: {
             items: components["schemas"]["OperatorOrder"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        OperatorPage: {
+            items: components["schemas"]["Operator"][];
             hasMore: boolean;
             /** @description cursor of the next page */
             next: string | null;
@@ -2124,6 +2166,15 @@ export interface components {
         PatchMerchantRequest: {
             sandbox?: boolean;
             name?: string;
+        };
+        PatchOperatorRequest: {
+            /**
+             * @description `admin`: everything; `support`: reads, appeals, resend
+             * @enum {string}
+             */
+            role?: "admin" | "support";
+            /** @description `true` disables the operator and ends their sessions; `false` lets them sign in again */
+            disabled?: boolean;
         };
         PatchRequisiteRequest: {
             /** @description smallest order; customer currency; "0" = unbounded */
@@ -2843,6 +2894,21 @@ export interface components {
                 };
             };
         };
+        /** @description error envelope; `fault.code` is `FORBIDDEN` */
+        Forbidden: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "FORBIDDEN";
+                    };
+                };
+            };
+        };
         /** @description the signature checks failed (see the security schemes); `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_NONCE_INVALID`, `AUTH_FAILED` */
         GatewayAuthFailed: {
             headers: {
@@ -2914,6 +2980,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "MERCHANT_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `NOT_FOUND` */
+        NotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "NOT_FOUND";
                     };
                 };
             };
@@ -5243,6 +5324,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOperators: {
+        parameters: {
+            query?: {
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back-office operators, newest first, with their role and whether they may sign in */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["OperatorPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createOperator: {
         parameters: {
             query?: never;
@@ -5274,6 +5391,47 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["AdminAuthFailed"];
             409: components["responses"]["EmailTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `opr_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchOperatorRequest"];
+            };
+        };
+        responses: {
+            /** @description Change an operator's role, or disable them (their sessions end) and enable them again */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Operator"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

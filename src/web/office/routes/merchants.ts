@@ -1,26 +1,53 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { listAudit } from '../../../services/audit.js';
 import * as office from '../../../services/office.js';
 import * as op from '../../../services/operator.js';
 import { recordWithdrawal } from '../../../services/withdrawals.js';
-import { ButtonForm } from '../../forms.js';
+import { ButtonForm, formOf, formWithProblem } from '../../forms.js';
+import { seeOther } from '../../session.js';
+import { sendCsv, type CsvColumn } from '../csv.js';
 import * as forms from '../forms.js';
-import { doneOf, param, query, str, type Kit } from '../kit.js';
-import { deskPage, merchantPage, merchantsPage } from '../views/merchants.js';
+import { doneOf, modeOf, param, query, sentence, str, type Kit } from '../kit.js';
+import { deskCreatedPage, deskPage, EMPTY_DESK, merchantPage, merchantsPage, type NewDeskForm } from '../views/merchants.js';
 
-/** Merchants and their cash desks. */
-export function merchantRoutes(app: FastifyInstance, { ctx, page, objectAction }: Kit): void {
+const merchantFilters = (req: FastifyRequest) => ({ status: str(query(req).status, 20), q: str(query(req).q, 200) });
+
+const MERCHANT_COLUMNS = (sandbox: boolean): CsvColumn<office.MerchantListItem>[] => [
+  { name: 'id', value: (m) => m.id },
+  { name: 'name', value: (m) => m.name },
+  { name: 'status', value: (m) => m.status },
+  { name: 'sandbox', value: (m) => m.sandbox },
+  { name: 'blockReason', value: (m) => m.blockReason },
+  { name: 'desks', value: (m) => m.desks },
+  sandbox ? { name: 'sandboxMoneyUsd', value: (m) => m.money.sandbox } : { name: 'liveBalanceUsd', value: (m) => m.money.live },
+  { name: 'createdAt', value: (m) => m.createdAt },
+];
+
+/** Where a desk's tariff form goes back to. */
+const tariffBack = (id: string, back: string | undefined, merchantId: string) => (back === 'desk' ? `/office/desks/${id}?done=tariff` : `/office/merchants/${merchantId}?done=tariff`);
+
+/** The page's `tariffId` choice as the API takes it: left out for the default, null for no fee, or the id. */
+const tariffChoice = (v: string | undefined): string | null | undefined => (v === undefined || v === '' ? undefined : v === 'none' ? null : v);
+
+/** Merchants, their desks (a new one, each one's tariff), money and audit. */
+export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost, objectAction }: Kit): void {
   app.get('/office/merchants', async (req, reply) => {
-    const status = str(query(req).status, 20);
-    if (status && !['UnderReview', 'Active', 'Blocked'].includes(status)) throw new AppError('VALIDATION_ERROR', 'status: one of UnderReview, Active, Blocked');
-    const list = await op.listMerchantViews(ctx, { status: status || null, before: str(query(req).before, 64) || undefined, limit: 50 });
-    return page(req, reply, (s) => merchantsPage(s, list, status));
+    const f = merchantFilters(req);
+    const list = await office.listMerchants(ctx, f, { before: str(query(req).before, 64) || undefined, limit: 50 });
+    return page(req, reply, (s) => merchantsPage(s, list, f));
   });
-  app.get('/office/merchants/:id', async (req, reply) => {
-    const m = await office.merchantOverview(ctx, param(req, 'id'));
-    return page(req, reply, (s) => merchantPage(s, m, doneOf(req), null));
+  app.get('/office/merchants.csv', async (req, reply) => {
+    const mode = modeOf(req);
+    return sendCsv(reply, `merchants-${mode}.csv`, MERCHANT_COLUMNS(mode === 'sandbox'), office.exportMerchants(ctx, merchantFilters(req)));
   });
+
+  const showMerchant = async (req: FastifyRequest, reply: FastifyReply, o: { deskForm?: NewDeskForm; deskError?: string | null; status?: number } = {}) => {
+    const id = param(req, 'id');
+    const [m, currencies] = await Promise.all([office.merchantOverview(ctx, id, modeOf(req) === 'sandbox'), office.deskCurrencies(ctx)]);
+    return page(req, reply, (s) => merchantPage(s, m, { done: doneOf(req), error: null, currencies, deskForm: o.deskForm, deskError: o.deskError }), o.status);
+  };
+  app.get('/office/merchants/:id', async (req, reply) => showMerchant(req, reply));
   objectAction('/office/merchants/:id/approve', 'merchant.approve', ButtonForm, (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
   objectAction('/office/merchants/:id/block', 'merchant.block', forms.BlockForm, (c, id, f) => op.blockMerchant(c, id, str(f.reason, 500) || null), (id) => `/office/merchants/${id}?done=blocked`);
   objectAction('/office/merchants/:id/unblock', 'merchant.unblock', ButtonForm, (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
@@ -44,15 +71,73 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, objectAction }
     },
   );
 
+  // A new desk for the merchant, as POST /admin/v1/merchants/{id}/desks: the secret is on the answer page only.
+  adminPost(
+    '/office/merchants/:id/desks',
+    forms.NewDeskForm,
+    async (req, reply) => {
+      const merchantId = param(req, 'id');
+      const { form: f, problem } = formWithProblem(req, forms.NewDeskForm);
+      const values: NewDeskForm = {
+        name: f.name ?? '',
+        method: f.method ?? EMPTY_DESK.method,
+        rails: [...new Set(f.rails ?? [])],
+        currencies: [...new Set(f.currencies ?? [])],
+        minUsd: f.minUsd ?? '0',
+        maxUsd: f.maxUsd ?? '0',
+        callbackUrl: f.callbackUrl ?? '',
+        callbacksEnabled: f.callbacksEnabled !== 'false',
+        tariffId: tariffChoice(f.tariffId),
+      };
+      const again = (detail: string) => showMerchant(req, reply, { deskForm: values, deskError: sentence(detail), status: 400 });
+      if (problem) return again(problem);
+      try {
+        const desk = await act(
+          req,
+          'desk.create',
+          null,
+          (c) =>
+            op.createDesk(c, merchantId, {
+              name: values.name.trim() || undefined,
+              method: values.method,
+              // The method's own rails only: the page shows the boxes of every method.
+              rails: values.rails.filter((r) => office.railsOfMethod(values.method).includes(r)),
+              currencies: [...values.currencies],
+              minUsd: values.minUsd,
+              maxUsd: values.maxUsd,
+              callbackUrl: values.callbackUrl || null,
+              callbacksEnabled: values.callbacksEnabled,
+              tariffId: values.tariffId,
+            }),
+          (r) => r.id,
+        );
+        return page(req, reply, (s) => deskCreatedPage(s, desk), 201);
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'VALIDATION_ERROR' || err.code === 'INVALID_CALLBACK_URL')) return again(err.detail ?? err.code);
+        throw err;
+      }
+    },
+    { invalid: 'route' },
+  );
+
   // ---- desks
 
   app.get('/office/desks/:id', async (req, reply) => {
     const d = await op.getDesk(ctx, param(req, 'id'));
-    const audit = await listAudit(ctx, { objectId: d.id, limit: 50 });
-    return page(req, reply, (s) => deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, doneOf(req)));
+    const [audit, tariffs] = await Promise.all([listAudit(ctx, { objectId: d.id, limit: 50 }), office.listTariffViews(ctx)]);
+    return page(req, reply, (s) => deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, tariffs, doneOf(req)));
   });
   objectAction('/office/desks/:id/stop', 'desk.stop', forms.StopDeskForm, (c, id, f) => op.stopDesk(c, id, str(f.reason, 500)), (id) => `/office/desks/${id}?done=stopped`, (f) =>
     str(f.reason, 500) ? null : 'Reason: say why the desk is stopped; the merchant sees it',
   );
   objectAction('/office/desks/:id/resume', 'desk.resume', ButtonForm, (c, id) => op.resumeDesk(c, id), (id) => `/office/desks/${id}?done=resumed`);
+  adminPost('/office/desks/:id/tariff', forms.DeskTariffForm, async (req, reply) => {
+    const id = param(req, 'id');
+    const f = formOf(req, forms.DeskTariffForm);
+    // The page always sends a choice; none given would mean "the default", which a PATCH cannot say.
+    const tariffId = tariffChoice(f.tariffId);
+    if (tariffId === undefined) throw new AppError('VALIDATION_ERROR', 'tariffId: choose a tariff, or no fee');
+    const desk = await act(req, 'desk.update', id, (c) => op.patchDesk(c, id, { tariffId }));
+    return seeOther(reply, tariffBack(id, f.back, desk.merchantId));
+  });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { orderCallbackLog, resendOrder } from '../../../services/events.js';
 import * as office from '../../../services/office.js';
@@ -8,7 +8,43 @@ import { ButtonForm, withForm } from '../../forms.js';
 import { seeOther } from '../../session.js';
 import * as forms from '../forms.js';
 import { param, query, sentence, str, type Kit } from '../kit.js';
-import { orderPage, ordersPage } from '../views/orders.js';
+import { sendCsv, type CsvColumn } from '../csv.js';
+import { modeOf } from '../kit.js';
+import { orderPage, ordersPage, type OrderFilters, type OrderItem } from '../views/orders.js';
+
+/** The orders page's filters from its query, each as typed (an empty string when not given). */
+function orderFilters(req: FastifyRequest): OrderFilters {
+  const q = query(req);
+  const out = {} as OrderFilters;
+  for (const k of office.ORDER_FILTERS) out[k] = str(q[k], k === 'q' ? 255 : 64);
+  return out;
+}
+
+/** The orders export: every field of the operator's order, exact decimal strings. */
+const ORDER_COLUMNS: CsvColumn<OrderItem>[] = [
+  { name: 'id', value: (o) => o.id },
+  { name: 'orderRef', value: (o) => o.orderRef },
+  { name: 'createdAt', value: (o) => o.createdAt },
+  { name: 'status', value: (o) => o.status },
+  { name: 'subStatus', value: (o) => o.subStatus },
+  { name: 'sandbox', value: (o) => o.sandbox },
+  { name: 'merchantId', value: (o) => o.merchantId },
+  { name: 'deskId', value: (o) => o.deskId },
+  { name: 'providerId', value: (o) => o.providerId },
+  { name: 'method', value: (o) => o.method },
+  { name: 'rail', value: (o) => o.rail },
+  { name: 'amount', value: (o) => o.amount },
+  { name: 'currency', value: (o) => o.currency },
+  { name: 'rate', value: (o) => o.settled.rate },
+  { name: 'settledUsd', value: (o) => o.settled.amount },
+  { name: 'commissionRate', value: (o) => o.commission.rate },
+  { name: 'commissionUsd', value: (o) => o.commission.amount },
+  { name: 'creditedUsd', value: (o) => o.credited.amount },
+  { name: 'payerReference', value: (o) => o.payerReference },
+  { name: 'cancelReason', value: (o) => o.cancelReason },
+  { name: 'expiresAt', value: (o) => o.expiresAt },
+  { name: 'finishedAt', value: (o) => o.finishedAt },
+];
 
 const ORDER_NOTICES: Record<string, { kind: 'ok'; text: string }> = {
   resent: { kind: 'ok', text: 'The current state was sent as a new event.' },
@@ -19,8 +55,6 @@ const ORDER_NOTICES: Record<string, { kind: 'ok'; text: string }> = {
   simulated: { kind: 'ok', text: 'Payment simulated: the order is completed.' },
 };
 
-const ORDER_STATUSES = ['Created', 'Payed', 'Completed', 'Canceled', 'Dispute'];
-
 /** A confirmation taken from a queue goes back to that queue. */
 function queueBack(from: 'payed' | 'reconcile' | undefined, done: string): string | null {
   return from ? `/office/queues/${from}?done=${done}` : null;
@@ -29,17 +63,20 @@ function queueBack(from: 'payed' | 'reconcile' | undefined, done: string): strin
 /** The order search, one order, and the order actions of the operator API. */
 export function orderRoutes(app: FastifyInstance, { ctx, page, act, objectAction }: Kit): void {
   app.get('/office/orders', async (req, reply) => {
-    const q = query(req);
-    const f = { q: str(q.q, 100), status: str(q.status, 20), merchantId: str(q.merchantId, 64), deskId: str(q.deskId, 64) };
-    const before = str(q.before, 64) || undefined;
+    const f = orderFilters(req);
+    const before = str(query(req).before, 64) || undefined;
     try {
-      if (f.status && !ORDER_STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status: one of ${ORDER_STATUSES.join(', ')}`);
-      const list = await office.searchOrders(ctx, { q: f.q || undefined, status: f.status || undefined, merchantId: f.merchantId || undefined, deskId: f.deskId || undefined, before, limit: 50 });
+      const list = await office.searchOrders(ctx, f, { sandbox: modeOf(req) === 'sandbox', before, limit: 50 });
       return page(req, reply, (s) => ordersPage(s, f, list, null));
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
       return page(req, reply, (s) => ordersPage(s, f, { items: [], hasMore: false, next: null }, sentence(err.detail)), 400);
     }
+  });
+  app.get('/office/orders.csv', async (req, reply) => {
+    const mode = modeOf(req);
+    const rows = office.exportOrders(ctx, orderFilters(req), mode === 'sandbox');
+    return sendCsv(reply, `orders-${mode}.csv`, ORDER_COLUMNS, rows);
   });
   app.get('/office/orders/:id', async (req, reply) => {
     const o = await getOperatorOrder(ctx, param(req, 'id'));

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import * as office from '../../../services/office.js';
-import { doneOf, query, str, type Kit } from '../kit.js';
+import { doneOf, modeOf, query, str, type Kit } from '../kit.js';
 import { homePage } from '../views/dashboard.js';
 import { appealQueuePage, callbackQueuePage, payedQueuePage, reconcileQueuePage, reviewQueuePage } from '../views/queues.js';
 
 /** The dashboard and the work queues. */
 export function queueRoutes(app: FastifyInstance, { ctx, page }: Kit): void {
   app.get('/office', async (req, reply) => {
-    const d = await office.dashboard(ctx);
+    const d = await office.dashboard(ctx, modeOf(req) === 'sandbox');
     return page(req, reply, (s) => homePage(s, d));
   });
   app.get('/office/queues/review', async (req, reply) => {

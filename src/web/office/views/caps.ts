@@ -1,5 +1,5 @@
 import { html, type Html } from '../../html.js';
-import { action, csrfInput, isAdmin, notice, officePage, table, utc, type Fn, type Shell } from '../ui.js';
+import { action, csrfInput, isAdmin, notice, officePage, table, utc, type Fn, type Shell, ident, usd } from '../ui.js';
 
 /** Turnover caps with what the current window of each already holds. */
 
@@ -13,12 +13,15 @@ export function capsPage(s: Shell, caps: Fn<'capsWithUsage'>, done: string | nul
 <p class="muted">Completed USD in the current calendar window (UTC) against each cap. A hard cap refuses orders that would cross it; a notify-only cap raises a notification.</p>
 ${table(
   'Turnover caps',
-  ['Scope', 'Window', 'Cap (USD)', 'Used (USD)', 'Kind', ...(admin ? [''] : [])],
-  caps.map(
-    (c) => html`<tr><td>${c.scope}${c.scopeId ? html` <span class="mono">${c.scopeId}</span>` : ''}</td><td>${c.window} from ${utc(c.windowStart)}</td><td class="num">${c.capUsd}</td>
-<td class="num">${c.usedUsd} <span class="muted">(${c.usedPercent} %)</span><meter min="0" max="100" value="${c.usedPercent}" aria-label="Share of the cap used">${c.usedPercent} %</meter></td><td>${c.notifyOnly ? 'notify only' : 'hard'}</td>
-${admin ? html`<td>${action(s.o, `/office/caps/${c.id}/remove`, 'Remove', { kind: 'danger' })}</td>` : ''}</tr>`,
-  ),
+  ['Scope', 'Window', { label: 'Cap (USD)', kind: 'num' }, { label: 'Used (USD)', kind: 'num' }, 'Kind', ...(admin ? [{ label: '', kind: 'action' as const }] : [])],
+  caps.map((c) => [
+    html`${c.scope}${c.scopeId ? html` ${ident(c.scopeId, 'scope id')}` : ''}`,
+    html`${c.window} from ${utc(c.windowStart)}`,
+    usd(c.capUsd),
+    html`${usd(c.usedUsd)} <span class="muted">(${c.usedPercent} %)</span><meter min="0" max="100" value="${c.usedPercent}" aria-label="Share of the cap used">${c.usedPercent} %</meter>`,
+    c.notifyOnly ? 'notify only' : 'hard',
+    ...(admin ? [action(s.o, `/office/caps/${c.id}/remove`, 'Remove', { kind: 'danger' })] : []),
+  ]),
   'No caps.',
 )}
 ${admin

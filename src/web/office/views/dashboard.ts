@@ -1,25 +1,26 @@
 import { html, type Html } from '../../html.js';
 import { barChart, rateTone } from '../charts.js';
-import { officePage, usd, type Fn, type Shell } from '../ui.js';
+import { href, modeSwitch, officePage, usd, type Fn, type Shell } from '../ui.js';
 
-/** The home dashboard: turnover tiles and the charts of orders, conversion, providers and callbacks. */
+/** The home dashboard of one mode, live or sandbox: turnover tiles and the charts of orders, conversion, providers and callbacks. */
 
 export function homePage(s: Shell, d: Fn<'dashboard'>): Html {
   const t = d.turnover;
+  const sandbox = d.sandbox;
+  const kind = sandbox ? 'sandbox' : 'live';
   return officePage(
     s,
     'Dashboard',
     'home',
-    html`<h1>Dashboard</h1>
-<section aria-labelledby="turnover-h" class="tiles">
-<h2 id="turnover-h" class="visually-hidden">Turnover</h2>
-<div class="tile"><p class="tile-label">Turnover today (UTC)</p><p class="tile-value">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed live orders</p></div>
-<div class="tile"><p class="tile-label">Turnover this month</p><p class="tile-value">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed live orders</p></div>
-<div class="tile"><p class="tile-label">Sandbox this month</p><p class="tile-value">${usd(t.sandboxMonthUsd)}</p><p class="muted">${t.sandboxTodayUsd} USD today; no money moved</p></div>
+    html`<div class="page-head"><h1>${sandbox ? 'Sandbox dashboard' : 'Live dashboard'}</h1>${modeSwitch('/office', s.mode)}</div>
+<section aria-labelledby="turnover-h" class="tiles" id="turnover" data-mode="${s.mode}">
+<h2 id="turnover-h" class="visually-hidden">${sandbox ? 'Sandbox turnover' : 'Live turnover'}</h2>
+<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} today (UTC)</p><p class="tile-value" id="turnover-today">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed ${kind} orders</p></div>
+<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} this month</p><p class="tile-value" id="turnover-month">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed ${kind} orders${sandbox ? '; no money moved' : ''}</p></div>
 <div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
 </section>
 <div class="grid two">
-<section class="card" aria-labelledby="statuses-h"><h2 id="statuses-h">Orders by status, last 30 days</h2>
+<section class="card" aria-labelledby="statuses-h"><h2 id="statuses-h">${sandbox ? 'Sandbox' : 'Live'} orders by status, last 30 days</h2>
 ${barChart({ id: 'chart-statuses', title: 'Orders by status, last 30 days', unit: 'Orders', bars: d.statuses.map((x) => ({ label: x.status, value: x.count, text: String(x.count), tone: x.status === 'Completed' ? 'ok' : x.status === 'Canceled' ? 'bad' : 'warn' })) })}</section>
 <section class="card" aria-labelledby="conversion-h"><h2 id="conversion-h">Conversion per method, last 30 days</h2>
 ${barChart({ id: 'chart-conversion', title: 'Completed of created orders per method, last 30 days', unit: 'Completed / created', max: 100, bars: d.conversion.map((x) => ({ label: x.method, value: x.percent, text: `${x.percent} % (${x.completed}/${x.created})`, tone: rateTone(x.percent) })) })}</section>
@@ -28,7 +29,7 @@ ${barChart({ id: 'chart-providers', title: 'Completed of served orders per provi
 <p><a href="/office/providers">Providers and routing health</a></p></section>
 <section class="card" aria-labelledby="callbacks-h"><h2 id="callbacks-h">Callback delivery, last 24 hours</h2>
 ${barChart({ id: 'chart-callbacks', title: 'Callback events by delivery state, last 24 hours', unit: 'Events', bars: d.callbacks.map((x) => ({ label: x.state, value: x.count, text: String(x.count), tone: x.state === 'delivered' ? 'ok' : x.state === 'pending' || x.state === 'suppressed' ? 'warn' : 'bad' })) })}
-<p><a href="/office/queues/callbacks">Failing endpoints</a></p></section>
+<p><a href="/office/queues/callbacks">Failing endpoints</a> · <a href="${href('/office/orders', {}, s.mode)}">${sandbox ? 'Sandbox' : 'Live'} orders</a></p></section>
 </div>`,
   );
 }

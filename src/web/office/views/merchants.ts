@@ -1,45 +1,156 @@
+import { CATALOGUE, METHODS } from '../../../domain/catalogue.js';
+import type { MerchantListItem } from '../../../services/office.js';
 import { html, type Html } from '../../html.js';
-import { action, auditSection, csrfInput, isAdmin, notice, officePage, reasonAction, statusBadge, table, usd, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
+import type { OfficeRequest } from '../session.js';
+import {
+  action,
+  auditSection,
+  csrfInput,
+  href,
+  ident,
+  idLink,
+  isAdmin,
+  modeInput,
+  modeSwitch,
+  notice,
+  officePage,
+  reasonAction,
+  statusBadge,
+  table,
+  usd,
+  utc,
+  type Fn,
+  type Shell,
+} from '../ui.js';
 
-/** The merchants list, one merchant with everything an operator looks at, and one cash desk. */
+/** The merchants list, one merchant with everything an operator looks at (its desks, their tariffs, a new desk), and the page of a new desk's secret. */
 
-type MerchantView = Fn<'merchantOverview'>['merchant'];
+type Overview = Fn<'merchantOverview'>;
+export type TariffOption = Overview['tariffs'][number];
+type DeskItem = Overview['desks'][number];
 
-export function merchantsPage(s: Shell, page: { items: MerchantView[]; hasMore: boolean; next: string | null }, status: string): Html {
-  const opt = (v: string, label: string) => html`<option value="${v}"${v === status ? html` selected` : ''}>${label}</option>`;
+const STATUS_LABEL: Record<string, string> = { UnderReview: 'Under review', Active: 'Active', Blocked: 'Blocked' };
+
+export function merchantsPage(s: Shell, page: { items: MerchantListItem[]; hasMore: boolean; next: string | null }, f: { status: string; q: string }): Html {
+  const opt = (v: string, label: string) => html`<option value="${v}"${v === f.status ? html` selected` : ''}>${label}</option>`;
+  const moneyLabel = s.mode === 'sandbox' ? 'Sandbox money (USD)' : 'Live balance (USD)';
   return officePage(
     s,
     'Merchants',
     'merchants',
-    html`<h1>Merchants</h1>
-<form class="filters" method="get" action="/office/merchants"><label for="status">Status</label>
-<select id="status" name="status">${opt('', 'Any')}${opt('UnderReview', 'Under review')}${opt('Active', 'Active')}${opt('Blocked', 'Blocked')}</select><button type="submit" class="secondary">Show</button></form>
+    html`<div class="page-head"><h1>Merchants</h1>${modeSwitch('/office/merchants', s.mode, f)}</div>
+<form class="filters" method="get" action="/office/merchants" role="search" aria-label="Merchants">${modeInput(s.mode)}
+<div><label for="q">Name or merchant id</label><input type="text" id="q" name="q" value="${f.q}" maxlength="200"></div>
+<div><label for="status">Status</label><select id="status" name="status">${opt('', 'Any')}${Object.entries(STATUS_LABEL).map(([v, l]) => opt(v, l))}</select></div>
+<div class="filter-actions"><button type="submit" class="secondary">Show</button> <a href="${href('/office/merchants', {}, s.mode)}">Clear</a></div></form>
+<p class="list-tools"><a class="button secondary" href="${href('/office/merchants.csv', f, s.mode)}" download>Export CSV</a> <span class="muted">every merchant these filters match, with its ${s.mode} money</span></p>
 ${table(
   'Merchants',
-  ['Merchant', 'Status', 'Sandbox', 'Balance', 'Created'],
-  page.items.map(
-    (m) => html`<tr><td><a href="/office/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td>${statusBadge(m.status)}</td><td>${m.sandbox ? 'on' : 'off'}</td>
-<td class="num">${m.balance.available}</td><td>${utc(m.createdAt)}</td></tr>`,
-  ),
-  'No merchants.',
+  ['Merchant', 'Status', 'Sandbox', { label: 'Desks', kind: 'num' }, { label: moneyLabel, kind: 'num' }, 'Created'],
+  page.items.map((m) => [
+    html`<a href="${href(`/office/merchants/${m.id}`, {}, s.mode)}">${m.name}</a><br>${ident(m.id, 'merchant id')}`,
+    statusBadge(m.status),
+    m.sandbox ? 'on' : 'off',
+    m.desks,
+    usd(s.mode === 'sandbox' ? m.money.sandbox : m.money.live),
+    utc(m.createdAt),
+  ]),
+  'No merchants match.',
 )}
-${page.hasMore && page.next ? html`<p class="pager"><a href="/office/merchants?status=${status}&amp;before=${page.next}">Older merchants</a></p>` : ''}`,
+${page.hasMore && page.next ? html`<p class="pager"><a href="${href('/office/merchants', { ...f, before: page.next }, s.mode)}">Older merchants</a></p>` : ''}`,
   );
 }
 
-export function merchantPage(s: Shell, m: Fn<'merchantOverview'>, done: string | null, error: string | null): Html {
+/** A tariff's choice for a desk: the tariff itself, none (no fee), or (for a new desk) the default. */
+function tariffSelect(id: string, options: readonly TariffOption[], current: string | null | undefined, o: { label: string; hiddenLabel?: boolean; withDefault?: boolean }): Html {
+  const def = options.find((t) => t.default);
+  const choice = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
+  return html`<label for="${id}"${o.hiddenLabel ? html` class="visually-hidden"` : ''}>${o.label}</label><select id="${id}" name="tariffId">
+${o.withDefault ? choice('', def ? `The default: ${def.name}` : 'The default (none set: no fee)', current === undefined) : ''}
+${choice('none', 'No fee', current === null)}
+${options.map((t) => choice(t.id, `${t.name}${t.default ? ' (default)' : ''}`, current === t.id))}</select>`;
+}
+
+export function deskTariffForm(o: OfficeRequest, d: { id: string; tariffId: string | null }, tariffs: readonly TariffOption[], back: 'merchant' | 'desk'): Html {
+  return html`<form class="inline-form" method="post" action="/office/desks/${d.id}/tariff">${csrfInput(o.csrf)}<input type="hidden" name="back" value="${back}">
+${tariffSelect(`tariff-${d.id}`, tariffs, d.tariffId, { label: `Tariff of desk ${d.id}`, hiddenLabel: back === 'merchant' })}<button type="submit" class="secondary">Save</button></form>`;
+}
+
+const tariffName = (tariffs: readonly TariffOption[], id: string | null) => (id === null ? 'No fee' : (tariffs.find((t) => t.id === id)?.name ?? id));
+
+export interface NewDeskForm {
+  name: string;
+  method: string;
+  rails: readonly string[];
+  currencies: readonly string[];
+  minUsd: string;
+  maxUsd: string;
+  callbackUrl: string;
+  callbacksEnabled: boolean;
+  tariffId: string | null | undefined;
+}
+
+export const EMPTY_DESK: NewDeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true, tariffId: undefined };
+
+/** The operator's new-desk form: every field of `POST /admin/v1/merchants/{id}/desks`, the tariff included. */
+function newDeskForm(o: OfficeRequest, merchantId: string, f: NewDeskForm, currencies: readonly string[], tariffs: readonly TariffOption[]): Html {
+  const railSets = METHODS.filter((m) => CATALOGUE[m].length > 0).map(
+    (m) => html`<fieldset class="checks" data-method="${m}"><legend>${m} rails</legend>${CATALOGUE[m].map(
+      (r) => html`<label class="check"><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`,
+    )}</fieldset>`,
+  );
+  const codes = [...new Set([...currencies, ...f.currencies])].sort();
+  return html`<form class="stack wide" method="post" action="/office/merchants/${merchantId}/desks" id="new-desk">${csrfInput(o.csrf)}
+<label for="desk-name">Name (optional)</label><input type="text" id="desk-name" name="name" maxlength="100" value="${f.name}" placeholder="Desk N">
+<label for="desk-method">Method (bound to the desk for life)</label><select id="desk-method" name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select>
+<p class="muted">Tick the rails of the chosen method; methods without rails take none.</p>
+<div class="check-sets">${railSets}</div>
+<fieldset class="checks"><legend>Currencies</legend>${codes.map((c) => html`<label class="check"><input type="checkbox" name="currencies" value="${c}"${f.currencies.includes(c) ? html` checked` : ''}> ${c}</label>`)}</fieldset>
+<div class="filters"><div><label for="desk-min">Minimum per order (USD)</label><input type="text" id="desk-min" name="minUsd" inputmode="decimal" size="10" value="${f.minUsd}"></div>
+<div><label for="desk-max">Maximum per order (USD)</label><input type="text" id="desk-max" name="maxUsd" inputmode="decimal" size="10" value="${f.maxUsd}"></div></div>
+<p class="muted">0 means no limit.</p>
+<label for="desk-callback">Callback URL (https, a public address; optional)</label><input type="url" id="desk-callback" name="callbackUrl" maxlength="2048" value="${f.callbackUrl}" placeholder="https://shop.example/paygate/callbacks">
+<fieldset class="checks"><legend>Callbacks</legend><label class="check"><input type="radio" name="callbacksEnabled" value="true"${f.callbacksEnabled ? html` checked` : ''}> Send</label>
+<label class="check"><input type="radio" name="callbacksEnabled" value="false"${!f.callbacksEnabled ? html` checked` : ''}> Do not send</label></fieldset>
+${tariffSelect('desk-tariff', tariffs, f.tariffId, { label: 'Tariff', withDefault: true })}
+<button type="submit">Create the desk</button></form>`;
+}
+
+export function merchantPage(
+  s: Shell,
+  m: Overview,
+  o: { done: string | null; error: string | null; currencies: readonly string[]; deskForm?: NewDeskForm; deskError?: string | null },
+): Html {
   const admin = isAdmin(s.o);
   const mer = m.merchant;
+  const deskTable = table(
+    'Cash desks',
+    ['Desk', 'Method', 'Currencies', 'State', { label: 'Callback URL', kind: 'wrap' }, 'Tariff'],
+    m.desks.map((d: DeskItem) => [
+      html`<a href="/office/desks/${d.id}">${d.name}</a><br>${ident(d.id, 'desk id')}`,
+      html`${d.method}${d.rails.length ? html`<br><span class="muted">${d.rails.join(', ')}</span>` : ''}`,
+      d.currencies.join(', ') || html`<span class="muted">none</span>`,
+      d.stopReason !== null ? html`<span class="badge bad">stopped</span> ${d.stopReason}` : d.enabled ? html`<span class="badge ok">on</span>` : html`<span class="badge">off</span>`,
+      html`<span class="mono">${d.callbackUrl ?? ''}</span>`,
+      admin ? deskTariffForm(s.o, d, m.tariffs, 'merchant') : tariffName(m.tariffs, d.tariffId),
+    ]),
+    'No desks yet.',
+  );
   return officePage(
     s,
     mer.name,
     'merchants',
-    html`<h1>${mer.name} ${statusBadge(mer.status)}</h1>${notice(done)}
-${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
+    html`<h1>${mer.name} ${statusBadge(mer.status)}</h1>${notice(o.done)}
+${o.error ? html`<p class="notice bad" role="alert">${o.error}</p>` : ''}
+${m.warnings.length > 0
+  ? html`<section class="notice warn" aria-labelledby="warnings-h" id="live-warnings"><h2 id="warnings-h">${mer.status === 'UnderReview' ? 'Desks no live provider would serve after approval' : 'Desks no live provider serves'}</h2>
+<ul>${m.warnings.map((w) => html`<li>${w}</li>`)}</ul><p>Their live orders answer NO_AVAILABLE_METHOD until a provider serving that method, rail and currency is connected.</p></section>`
+  : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
-<dl class="fields"><dt>Id</dt><dd class="mono">${mer.id}</dd><dt>Status</dt><dd>${mer.status}${mer.blockReason ? html` — ${mer.blockReason}` : ''}</dd>
-<dt>Sandbox</dt><dd>${mer.sandbox ? 'on' : 'off'}</dd><dt>Available balance</dt><dd id="balance">${usd(mer.balance.available)}</dd><dt>Created</dt><dd>${utc(mer.createdAt)}</dd></dl>
+<dl class="fields"><dt>Id</dt><dd>${ident(mer.id, 'merchant id')}</dd><dt>Status</dt><dd>${mer.status}${mer.blockReason ? html` — ${mer.blockReason}` : ''}</dd>
+<dt>Sandbox</dt><dd>${mer.sandbox ? 'on' : 'off'}</dd><dt>Live balance</dt><dd id="balance">${usd(mer.money.live)}</dd>
+<dt>Sandbox money</dt><dd id="sandbox-money">${usd(mer.money.sandbox)} <span class="muted">(never withdrawable)</span></dd><dt>Created</dt><dd>${utc(mer.createdAt)}</dd></dl>
 ${admin
   ? html`<div class="actions">
 ${mer.status === 'UnderReview' ? action(s.o, `/office/merchants/${mer.id}/approve`, 'Approve') : ''}
@@ -50,40 +161,54 @@ ${mer.status === 'Blocked' ? action(s.o, `/office/merchants/${mer.id}/unblock`, 
 </section>
 ${admin
   ? html`<section class="card" aria-labelledby="withdraw-h"><h2 id="withdraw-h">Record a withdrawal</h2>
-<p class="muted">A payout arranged with the merchant: the balance shrinks at once, never below zero.</p>
+<p class="muted">A payout of live money arranged with the merchant: the balance shrinks at once, never below zero.</p>
 <form class="stack" method="post" action="/office/merchants/${mer.id}/withdrawals">${csrfInput(s.o.csrf)}
 <label for="amountUsd">Amount (USD)</label><input type="text" id="amountUsd" name="amountUsd" inputmode="decimal" required pattern="\\d{1,16}(\\.\\d{1,8})?">
 <label for="reference">Reference (bank transfer id)</label><input type="text" id="reference" name="reference" required maxlength="200">
 <button type="submit">Record withdrawal</button></form></section>`
   : ''}
 </div>
-<section class="card" aria-labelledby="users-h"><h2 id="users-h">Users</h2>
-${table('Users', ['Email', 'Id', 'Created'], m.users.map((u) => html`<tr><td>${u.email}</td><td class="mono">${u.id}</td><td>${utc(u.createdAt)}</td></tr>`), 'No cabinet users.')}</section>
 <section class="card" aria-labelledby="desks-h"><h2 id="desks-h">Cash desks</h2>
+${deskTable}
+<p><a href="${href('/office/orders', { merchantId: mer.id }, s.mode)}">Orders of this merchant</a></p>
+${admin
+  ? html`<details class="card-details" id="new-desk-details"${o.deskForm ? html` open` : ''}><summary>New cash desk for ${mer.name}</summary>
+${o.deskError ? html`<p class="notice bad" role="alert" id="desk-error">${o.deskError}</p>` : ''}
+${newDeskForm(s.o, mer.id, o.deskForm ?? EMPTY_DESK, o.currencies, m.tariffs)}</details>`
+  : ''}</section>
+<section class="card" aria-labelledby="users-h"><h2 id="users-h">Users</h2>
+${table('Users', ['Email', 'Id', 'Created'], m.users.map((u) => [u.email, ident(u.id, 'user id'), utc(u.createdAt)]), 'No cabinet users.')}</section>
+<section class="card" aria-labelledby="ledger-h"><div class="page-head"><h2 id="ledger-h">${s.mode === 'sandbox' ? 'Sandbox ledger' : 'Live ledger'} (latest 100)</h2>${modeSwitch(`/office/merchants/${mer.id}`, s.mode)}</div>
 ${table(
-  'Cash desks',
-  ['Desk', 'Method', 'Enabled', 'Stopped', 'Callback URL'],
-  m.desks.map(
-    (d) => html`<tr><td><a href="/office/desks/${d.id}">${d.id}</a></td><td>${d.method}</td><td>${d.enabled ? 'yes' : 'no'}</td><td>${d.stopReason !== null ? html`<span class="badge bad">stopped</span> ${d.stopReason}` : 'no'}</td><td class="wrap mono">${d.callbackUrl ?? ''}</td></tr>`,
-  ),
-  'No desks yet.',
-)}
-<p><a href="/office/orders?merchantId=${mer.id}">Orders of this merchant</a></p></section>
-<section class="card" aria-labelledby="ledger-h"><h2 id="ledger-h">Ledger (latest 100)</h2>
-${table(
-  'Ledger entries',
-  ['When', 'Kind', 'Amount (USD)', 'Order', 'Reason'],
-  m.ledger.map((e) => html`<tr><td>${utc(e.at)}</td><td>${e.kind}</td><td class="num">${e.amount}</td><td>${e.orderId ? html`<a href="/office/orders/${e.orderId}">${e.orderId}</a>` : ''}</td><td class="wrap">${e.reason ?? ''}</td></tr>`),
+  s.mode === 'sandbox' ? 'Sandbox ledger entries' : 'Live ledger entries',
+  ['When', 'Kind', { label: 'Amount (USD)', kind: 'num' }, 'Order', { label: 'Reason', kind: 'wrap' }],
+  m.ledger.map((e) => [utc(e.at), e.kind, usd(e.amount), e.orderId ? idLink(`/office/orders/${e.orderId}`, e.orderId, 'order id') : '', e.reason ?? '']),
   'No entries yet.',
 )}</section>
 <section class="card" aria-labelledby="wd-h"><h2 id="wd-h">Withdrawals</h2>
-${table('Withdrawals', ['When', 'Id', 'Amount (USD)', 'Reference'], m.withdrawals.map((w) => html`<tr><td>${utc(w.createdAt)}</td><td class="mono">${w.id}</td><td class="num">${w.amountUsd}</td><td>${w.reference}</td></tr>`), 'No withdrawals.')}</section>
+${table('Withdrawals', ['When', 'Id', { label: 'Amount (USD)', kind: 'num' }, 'Reference'], m.withdrawals.map((w) => [utc(w.createdAt), ident(w.id, 'withdrawal id'), usd(w.amountUsd), w.reference]), 'No withdrawals.')}</section>
 ${auditSection(m.audit, mer.id)}`,
+  );
+}
+
+/** The answer to a new desk: its id, key and secret, the secret shown this once. */
+export function deskCreatedPage(s: Shell, d: { id: string; merchantId: string; name: string; key: string; secret: string }): Html {
+  return officePage(
+    s,
+    `Desk ${d.name} created`,
+    'merchants',
+    html`<h1>Cash desk created</h1>
+<p class="notice ok" role="status">The desk ${d.name} is ready. Give its key and secret to the merchant's developers: the secret is shown only now.</p>
+<section class="card"><dl class="fields"><dt>Desk id</dt><dd><code class="ident" id="desk-id" data-copy="desk id">${d.id}</code></dd>
+<dt>Key</dt><dd><code class="ident" id="desk-key" data-copy="desk key">${d.key}</code></dd>
+<dt>Secret</dt><dd><code class="ident secret" id="desk-secret" data-copy="desk secret">${d.secret}</code></dd></dl>
+<p><a href="/office/desks/${d.id}">Open the desk</a> · <a href="/office/merchants/${d.merchantId}">Back to the merchant</a></p></section>`,
   );
 }
 
 export interface DeskDetail {
   id: string;
+  name: string;
   merchantId: string;
   method: string;
   rails: readonly string[];
@@ -93,21 +218,24 @@ export interface DeskDetail {
   callbackUrl: string | null;
   minUsd: string;
   maxUsd: string;
+  key: string;
+  tariffId: string | null;
 }
 
-export function deskPage(s: Shell, d: DeskDetail, audit: readonly AuditItem[], done: string | null): Html {
+export function deskPage(s: Shell, d: DeskDetail, audit: readonly Fn<'merchantOverview'>['audit'][number][], tariffs: readonly TariffOption[], done: string | null): Html {
   return officePage(
     s,
-    `Desk ${d.id}`,
+    `Desk ${d.name}`,
     'merchants',
-    html`<h1>Cash desk <span class="mono">${d.id}</span> ${d.stopReason !== null ? html`<span class="badge bad">Stopped</span>` : ''}</h1>${notice(done)}
-<section class="card"><dl class="fields"><dt>Merchant</dt><dd><a href="/office/merchants/${d.merchantId}">${d.merchantId}</a></dd>
+    html`<h1>Cash desk ${d.name} ${d.stopReason !== null ? html`<span class="badge bad">Stopped</span>` : ''}</h1>${notice(done)}
+<section class="card"><dl class="fields"><dt>Id</dt><dd>${ident(d.id, 'desk id')}</dd><dt>Key</dt><dd>${ident(d.key, 'desk key')}</dd>
+<dt>Merchant</dt><dd>${idLink(`/office/merchants/${d.merchantId}`, d.merchantId, 'merchant id')}</dd>
 <dt>Method</dt><dd>${d.method}${d.rails.length ? html` · ${d.rails.join(', ')}` : ''}</dd><dt>Currencies</dt><dd>${d.currencies.join(', ')}</dd>
 <dt>Limits (USD)</dt><dd>${d.minUsd} – ${d.maxUsd}</dd><dt>Enabled by merchant</dt><dd>${d.enabled ? 'yes' : 'no'}</dd>
-<dt>Stopped</dt><dd>${d.stopReason !== null ? html`yes — ${d.stopReason}` : 'no'}</dd><dt>Callback URL</dt><dd class="mono">${d.callbackUrl ?? '—'}</dd></dl>
+<dt>Stopped</dt><dd>${d.stopReason !== null ? html`yes — ${d.stopReason}` : 'no'}</dd><dt>Callback URL</dt><dd class="mono">${d.callbackUrl ?? '—'}</dd>
+<dt>Tariff</dt><dd>${isAdmin(s.o) ? deskTariffForm(s.o, d, tariffs, 'desk') : tariffName(tariffs, d.tariffId)}</dd></dl>
 ${isAdmin(s.o) ? html`<div class="actions">${d.stopReason !== null ? action(s.o, `/office/desks/${d.id}/resume`, 'Resume', { kind: 'secondary' }) : reasonAction(s.o, `/office/desks/${d.id}/stop`, 'Stop the desk', 'reason', 'Reason for the stop (shown to the merchant as SHOP_STOPPED)', 'stop-reason')}</div>` : ''}
-<p><a href="/office/orders?deskId=${d.id}">Orders of this desk</a></p></section>
+<p><a href="${href('/office/orders', { deskId: d.id }, s.mode)}">Orders of this desk</a></p></section>
 ${auditSection(audit, d.id)}`,
   );
 }
-

@@ -1,41 +1,94 @@
+import { METHODS } from '../../../domain/catalogue.js';
+import { ORDER_STATUSES } from '../../../domain/orders.js';
 import type { orderCallbackLog } from '../../../services/events.js';
+import { ALL_RAILS, type OrderSearchInput } from '../../../services/office.js';
 import { html, type Html, type Interpolation } from '../../html.js';
-import { action, auditSection, isAdmin, officePage, reasonAction, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
+import {
+  action,
+  auditSection,
+  href,
+  ident,
+  idLink,
+  isAdmin,
+  modeInput,
+  modeSwitch,
+  money,
+  officePage,
+  reasonAction,
+  statusBadge,
+  table,
+  usd,
+  utc,
+  type Fn,
+  type Shell,
+} from '../ui.js';
 
-/** The order search, one order with its timeline and callbacks, and the orders table the queues share. */
+/** The order search with every filter an operator uses, one order with its timeline and callbacks, and the orders table the queues share. */
 
 export type OrderItem = Fn<'payedQueue'>[number];
 
 export function ordersTable(s: Shell, caption: string, rows: readonly OrderItem[], empty: string, act?: (o: OrderItem) => Interpolation): Html {
   return table(
     caption,
-    ['Order', 'Created', 'Status', 'Amount', 'USD', 'Method', 'Payer reference', ...(act ? [''] : [])],
-    rows.map(
-      (o) => html`<tr><td><a href="/office/orders/${o.id}">${o.id}</a>${o.orderRef ? html`<br><span class="muted">${o.orderRef}</span>` : ''}</td><td>${utc(o.createdAt)}</td>
-<td>${statusBadge(o.status)}${o.sandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td class="num">${o.amount} ${o.currency}</td><td class="num">${o.settled.amount}</td>
-<td>${o.method}${o.rail ? html` · ${o.rail}` : ''}</td><td class="mono">${o.payerReference ?? ''}</td>${act ? html`<td>${act(o)}</td>` : ''}</tr>`,
-    ),
+    ['Order', 'Created', 'Status', { label: 'Amount', kind: 'num' }, { label: 'USD', kind: 'num' }, 'Method', 'Merchant, desk', 'Provider', 'Payer reference', ...(act ? [{ label: '', kind: 'action' as const }] : [])],
+    rows.map((o) => [
+      html`${idLink(`/office/orders/${o.id}`, o.id, 'order id')}${o.orderRef ? html`<br><span class="muted wrap-any">${o.orderRef}</span>` : ''}`,
+      utc(o.createdAt),
+      html`${statusBadge(o.status)}${o.sandbox ? html` <span class="badge">sandbox</span>` : ''}`,
+      money(o.amount, o.currency),
+      money(o.settled.amount, 'USD'),
+      html`${o.method}${o.rail ? html` · ${o.rail}` : ''}`,
+      html`<a class="mono" href="/office/merchants/${o.merchantId}">${o.merchantId}</a><br><a class="mono muted" href="/office/desks/${o.deskId}">${o.deskId}</a>`,
+      o.providerId ? html`<a class="mono" href="/office/providers/${o.providerId}">${o.providerId}</a>` : html`<span class="muted">—</span>`,
+      o.payerReference ? html`<span class="mono">${o.payerReference}</span>` : '',
+      ...(act ? [act(o)] : []),
+    ]),
     empty,
   );
 }
 
-// ---- orders
+export type OrderFilters = Required<{ [K in keyof OrderSearchInput]: string }>;
 
-export function ordersPage(s: Shell, f: { q: string; status: string; merchantId: string; deskId: string }, page: { items: OrderItem[]; hasMore: boolean; next: string | null }, error: string | null): Html {
-  const qs = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== '')).toString();
+/** The orders page's filters as the links of the page keep them (empty ones left out). */
+const params = (f: OrderFilters): Record<string, string> => ({ ...f });
+
+function select(id: string, label: string, value: string, options: readonly string[], any = 'Any'): Html {
+  return html`<div><label for="${id}">${label}</label><select id="${id}" name="${id}">${['', ...options].map((v) => html`<option value="${v}"${v === value ? html` selected` : ''}>${v || any}</option>`)}</select></div>`;
+}
+
+function input(id: string, label: string, value: string, o: { type?: string; size?: number; inputmode?: string; max?: number; hint?: string } = {}): Html {
+  return html`<div><label for="${id}">${label}</label><input type="${o.type ?? 'text'}" id="${id}" name="${id}" value="${value}" maxlength="${o.max ?? 64}"${o.size ? html` size="${o.size}"` : ''}${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.hint ? html` placeholder="${o.hint}"` : ''}></div>`;
+}
+
+export function ordersPage(s: Shell, f: OrderFilters, page: { items: OrderItem[]; hasMore: boolean; next: string | null; elsewhere?: boolean }, error: string | null): Html {
+  const more = ['merchantId', 'deskId', 'providerId', 'rail', 'currency', 'amountMin', 'amountMax'].some((k) => f[k as keyof OrderFilters]);
+  const other = s.mode === 'live' ? 'sandbox' : 'live';
   return officePage(
     s,
-    'Orders',
+    s.mode === 'sandbox' ? 'Sandbox orders' : 'Orders',
     'orders',
-    html`<h1>Orders</h1>
-<form class="filters" method="get" action="/office/orders" role="search">
-<div><label for="q">Order id, orderRef or payer reference</label><input type="text" id="q" name="q" value="${f.q}" maxlength="100"></div>
-<div><label for="status">Status</label><select id="status" name="status">${['', 'Created', 'Payed', 'Completed', 'Canceled', 'Dispute'].map((v) => html`<option value="${v}"${v === f.status ? html` selected` : ''}>${v || 'Any'}</option>`)}</select></div>
-${f.merchantId ? html`<input type="hidden" name="merchantId" value="${f.merchantId}">` : ''}${f.deskId ? html`<input type="hidden" name="deskId" value="${f.deskId}">` : ''}
-<button type="submit" class="secondary">Search</button></form>
+    html`<div class="page-head"><h1>${s.mode === 'sandbox' ? 'Sandbox orders' : 'Live orders'}</h1>${modeSwitch('/office/orders', s.mode, params(f))}</div>
+<form class="filters" method="get" action="/office/orders" role="search" aria-label="Orders">${modeInput(s.mode)}
+${input('q', 'Order id, orderRef or payer reference', f.q, { max: 255 })}
+${select('status', 'Status', f.status, ORDER_STATUSES)}
+${select('method', 'Method', f.method, METHODS)}
+${input('from', 'Created from (UTC day)', f.from, { type: 'date', max: 40 })}
+${input('to', 'Created to (UTC day, inclusive)', f.to, { type: 'date', max: 40 })}
+<details class="more"${more ? html` open` : ''}><summary>More filters</summary><div class="filters">
+${input('merchantId', 'Merchant id', f.merchantId, { hint: 'mer_…' })}
+${input('deskId', 'Desk id', f.deskId, { hint: 'dsk_…' })}
+${input('providerId', 'Provider id', f.providerId, { hint: 'prv_…' })}
+${select('rail', 'Rail', f.rail, ALL_RAILS)}
+${input('currency', 'Currency', f.currency, { size: 5, max: 3, hint: 'INR' })}
+${input('amountMin', 'Amount from', f.amountMin, { size: 10, inputmode: 'decimal', max: 30 })}
+${input('amountMax', 'Amount to', f.amountMax, { size: 10, inputmode: 'decimal', max: 30 })}
+</div></details>
+<div class="filter-actions"><button type="submit" class="secondary">Search</button> <a href="${href('/office/orders', {}, s.mode)}">Clear</a></div></form>
 ${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
-${ordersTable(s, 'Orders', page.items, 'No orders match.')}
-${page.hasMore && page.next ? html`<p class="pager"><a href="/office/orders?${qs}${qs ? '&' : ''}before=${page.next}">Older orders</a></p>` : ''}`,
+<p class="list-tools"><a class="button secondary" href="${href('/office/orders.csv', params(f), s.mode)}" download>Export CSV</a> <span class="muted">every ${s.mode} order these filters match, not only this page</span></p>
+${page.elsewhere ? html`<p class="notice warn" role="status">No ${s.mode} order matches, but a ${other} one does: <a href="${href('/office/orders', params(f), other)}">show ${other} orders</a>.</p>` : ''}
+${ordersTable(s, `${s.mode === 'sandbox' ? 'Sandbox' : 'Live'} orders`, page.items, 'No orders match.')}
+${page.hasMore && page.next ? html`<p class="pager"><a href="${href('/office/orders', { ...params(f), before: page.next }, s.mode)}">Older orders</a></p>` : ''}`,
   );
 }
 
@@ -48,16 +101,16 @@ export function orderPage(s: Shell, o: OrderItem, timeline: Fn<'orderTimeline'>,
     s,
     `Order ${o.id}`,
     'orders',
-    html`<h1>Order <span class="mono">${o.id}</span> ${statusBadge(o.status)}${o.sandbox ? html` <span class="badge">sandbox</span>` : ''}</h1>
+    html`<h1>Order ${ident(o.id, 'order id')} ${statusBadge(o.status)}${o.sandbox ? html` <span class="badge">sandbox</span>` : ''}</h1>
 ${note ? html`<p class="notice ${note.kind}" role="${note.kind === 'ok' ? 'status' : 'alert'}">${note.text}</p>` : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="order-h"><h2 id="order-h">Order</h2>
-<dl class="fields"><dt>orderRef</dt><dd>${o.orderRef ?? '—'}</dd><dt>Amount</dt><dd>${o.amount} ${o.currency}</dd>
+<dl class="fields"><dt>orderRef</dt><dd>${o.orderRef ? ident(o.orderRef, 'orderRef') : '—'}</dd><dt>Amount</dt><dd>${money(o.amount, o.currency)}</dd>
 <dt>Settled</dt><dd>${usd(o.settled.amount)} at ${o.settled.rate}</dd><dt>Commission</dt><dd>${usd(o.commission.amount)} (${o.commission.rate} %)</dd>
 <dt>Credited</dt><dd>${usd(o.credited.amount)}</dd><dt>Method</dt><dd>${o.method}${o.rail ? html` · ${o.rail}` : ''}</dd>
-<dt>Sub-status</dt><dd>${o.subStatus}</dd><dt>Cancel reason</dt><dd>${o.cancelReason ?? '—'}</dd><dt>Payer reference</dt><dd class="mono">${o.payerReference ?? '—'}</dd>
-<dt>Merchant</dt><dd><a href="/office/merchants/${o.merchantId}">${o.merchantId}</a></dd><dt>Desk</dt><dd><a href="/office/desks/${o.deskId}">${o.deskId}</a></dd>
-<dt>Provider</dt><dd>${o.providerId ? html`<a href="/office/providers/${o.providerId}">${o.providerId}</a>` : '—'}</dd>
+<dt>Sub-status</dt><dd>${o.subStatus}</dd><dt>Cancel reason</dt><dd>${o.cancelReason ?? '—'}</dd><dt>Payer reference</dt><dd>${ident(o.payerReference, 'payer reference')}</dd>
+<dt>Merchant</dt><dd>${idLink(`/office/merchants/${o.merchantId}`, o.merchantId, 'merchant id')}</dd><dt>Desk</dt><dd>${idLink(`/office/desks/${o.deskId}`, o.deskId, 'desk id')}</dd>
+<dt>Provider</dt><dd>${o.providerId ? idLink(`/office/providers/${o.providerId}`, o.providerId, 'provider id') : '—'}</dd>
 <dt>Created</dt><dd>${utc(o.createdAt)}</dd><dt>Expires</dt><dd>${utc(o.expiresAt)}</dd><dt>Finished</dt><dd>${utc(o.finishedAt)}</dd></dl></section>
 <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
 <div class="actions">${action(s.o, `/office/orders/${o.id}/resend`, 'Resend callback', { kind: 'secondary' })}
@@ -73,13 +126,17 @@ ${admin ? '' : html`<p class="muted">Confirming, rejecting and reversing are for
 <section class="card" aria-labelledby="callbacks-h"><h2 id="callbacks-h">Callback attempts</h2>
 ${table(
   'Callback attempts',
-  ['When', 'Event', 'Attempt', 'Outcome', 'HTTP', 'Response or error'],
-  callbacks.map(
-    (c) => html`<tr><td>${utc(c.at)}</td><td>${c.event}<br><span class="mono muted">${c.eventId}</span></td><td class="num">${c.attempt}</td><td>${statusBadge(c.outcome)}</td><td class="num">${c.httpCode ?? ''}</td><td class="wrap mono">${c.error ?? c.response ?? ''}</td></tr>`,
-  ),
+  ['When', 'Event', { label: 'Attempt', kind: 'num' }, 'Outcome', { label: 'HTTP', kind: 'num' }, { label: 'Response or error', kind: 'wrap' }],
+  callbacks.map((c) => [
+    utc(c.at),
+    html`${c.event}<br><span class="mono muted">${c.eventId}</span>`,
+    c.attempt,
+    statusBadge(c.outcome),
+    c.httpCode ?? '',
+    html`<span class="mono">${c.error ?? c.response ?? ''}</span>`,
+  ]),
   'No callback attempt yet.',
 )}</section>
 ${auditSection(timeline.audit, o.id)}`,
   );
 }
-

@@ -1,5 +1,5 @@
 import { html, type Html } from '../../html.js';
-import { action, isAdmin, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
+import { action, ident, idLink, isAdmin, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
 import { decideForms, evidence } from './appeals.js';
 import { ordersTable } from './orders.js';
 
@@ -15,12 +15,13 @@ export function reviewQueuePage(s: Shell, rows: Fn<'reviewQueue'>, done: string 
 <p class="muted">The longest waiting first. Approving opens live providers to the merchant.</p>
 ${table(
   'Merchants under review',
-  ['Merchant', 'Waiting since', 'Sandbox activity', ''],
-  rows.map(
-    (m) => html`<tr><td><a href="/office/merchants/${m.id}">${m.name}</a><br><span class="mono muted">${m.id}</span></td><td>${utc(m.createdAt)}</td>
-<td>${m.desks} desks, ${m.sandboxOrders} sandbox orders, ${m.sandboxCompleted} completed</td>
-<td>${admin ? action(s.o, `/office/merchants/${m.id}/approve`, 'Approve') : html`<span class="muted">admin approves</span>`}</td></tr>`,
-  ),
+  ['Merchant', 'Waiting since', 'Sandbox activity', { label: '', kind: 'action' }],
+  rows.map((m) => [
+    html`<a href="/office/merchants/${m.id}">${m.name}</a><br>${ident(m.id, 'merchant id')}`,
+    utc(m.createdAt),
+    `${m.desks} desks, ${m.sandboxOrders} sandbox orders, ${m.sandboxCompleted} completed`,
+    admin ? action(s.o, `/office/merchants/${m.id}/approve`, 'Approve') : html`<span class="muted">admin approves</span>`,
+  ]),
   'Nobody is waiting for review.',
 )}`,
   );
@@ -36,12 +37,12 @@ export function appealQueuePage(s: Shell, page: Fn<'appealQueue'>, done: string 
 ${page.items.length === 0 ? html`<p class="muted empty">No open appeals.</p>` : ''}
 <ul class="queue">${page.items.map(
       (a) => html`<li class="card${a.overdue ? ' overdue' : ''}" id="appeal-${a.id}">
-<h2><a href="/office/appeals/${a.id}">${a.id}</a> ${a.overdue ? html`<span class="badge bad">Overdue</span>` : html`<span class="badge warn">Open</span>`}</h2>
+<h2>${idLink(`/office/appeals/${a.id}`, a.id, 'appeal id')} ${a.overdue ? html`<span class="badge bad">Overdue</span>` : html`<span class="badge warn">Open</span>`}</h2>
 <dl class="fields">
 <dt>Decide by</dt><dd>${utc(a.slaDueAt)}</dd>
-<dt>Order</dt><dd><a href="/office/orders/${a.orderId}">${a.orderId}</a>${a.orderRef ? html` (${a.orderRef})` : ''} · ${statusBadge(a.order.status)}</dd>
-<dt>Amount</dt><dd>${a.order.amount} ${a.order.currency} · ${usd(a.amount.value)}</dd>
-<dt>Merchant</dt><dd><a href="/office/merchants/${a.merchantId}">${a.merchantId}</a></dd>
+<dt>Order</dt><dd>${idLink(`/office/orders/${a.orderId}`, a.orderId, 'order id')}${a.orderRef ? html` (${a.orderRef})` : ''} · ${statusBadge(a.order.status)}</dd>
+<dt>Amount</dt><dd>${money(a.order.amount, a.order.currency)} · ${usd(a.amount.value)}</dd>
+<dt>Merchant</dt><dd>${idLink(`/office/merchants/${a.merchantId}`, a.merchantId, 'merchant id')}</dd>
 <dt>Reason</dt><dd>${a.reason ?? html`<span class="muted">none given</span>`}</dd>
 <dt>Evidence</dt><dd>${evidence(a)}</dd>
 </dl>
@@ -85,11 +86,15 @@ export function callbackQueuePage(s: Shell, rows: Fn<'callbackQueue'>): Html {
 <p class="muted">Endpoints with failed or retrying events in the last 7 days, the most failing first.</p>
 ${table(
   'Failing callback endpoints',
-  ['Desk', 'Endpoint', 'Failed', 'Retrying', 'Last event', 'Last error'],
-  rows.map(
-    (r) => html`<tr><td><a href="/office/desks/${r.deskId}">${r.deskId}</a><br><a class="muted" href="/office/merchants/${r.merchantId}">${r.merchantId}</a></td><td class="wrap mono">${r.url ?? '—'}</td>
-<td class="num">${r.failed}</td><td class="num">${r.retrying}</td><td>${utc(r.lastEventAt)}</td><td class="wrap">${r.lastError ?? ''}</td></tr>`,
-  ),
+  ['Desk, merchant', { label: 'Endpoint', kind: 'wrap' }, { label: 'Failed', kind: 'num' }, { label: 'Retrying', kind: 'num' }, 'Last event', { label: 'Last error', kind: 'wrap' }],
+  rows.map((r) => [
+    html`<a class="mono" href="/office/desks/${r.deskId}">${r.deskId}</a><br><a class="mono muted" href="/office/merchants/${r.merchantId}">${r.merchantId}</a>`,
+    html`<span class="mono">${r.url ?? '—'}</span>`,
+    r.failed,
+    r.retrying,
+    utc(r.lastEventAt),
+    r.lastError ?? '',
+  ]),
   'Every endpoint is answering.',
 )}`,
   );

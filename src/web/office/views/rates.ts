@@ -14,12 +14,17 @@ export function ratesPage(s: Shell, r: Fn<'ratesOverview'>, done: string | null,
 <p class="muted">Rates in force before spread: a manual rate takes precedence over the market source until removed. A market rate older than ${maxAgeSeconds} s is not used.</p>
 ${table(
   'Rates',
-  ['Currency', 'Enabled, spread', 'In force', 'Market (source, age)', 'Last jump refusal', 'Manual'],
+  ['Currency', 'Enabled, spread', { label: 'In force', kind: 'num' }, 'Market (source, age)', { label: 'Last jump refusal', kind: 'wrap' }, 'Manual'],
   r.map((x) => {
     const age = x.marketFetchedAt ? Math.round((nowMs - Date.parse(x.marketFetchedAt)) / 1000) : null;
-    return html`<tr><td><strong>${x.code}</strong></td><td>${x.currency ? html`${x.currency.enabled ? 'yes' : 'no'}, ${x.currency.spreadPercent} %` : html`<span class="muted">not set up</span>`}</td>
-<td class="num">${x.rate ?? '—'}</td><td>${x.marketRate ?? '—'}${x.marketSource ? html`<br><span class="muted">${x.marketSource}, ${age === null ? '' : html`<span class="${age > maxAgeSeconds ? 'stale' : ''}">${age} s old</span>`}</span>` : ''}</td>
-<td class="wrap">${x.flag ?? html`<span class="muted">none</span>`}</td><td>${x.manualRate ? html`${x.manualRate}<br><span class="muted">since ${utc(x.manualSetAt)}</span>` : '—'}</td></tr>`;
+    return [
+      html`<strong>${x.code}</strong>`,
+      x.currency ? `${x.currency.enabled ? 'yes' : 'no'}, ${x.currency.spreadPercent} %` : html`<span class="muted">not set up</span>`,
+      x.rate ?? '—',
+      html`${x.marketRate ?? '—'}${x.marketSource ? html`<br><span class="muted">${x.marketSource}, ${age === null ? '' : html`<span class="${age > maxAgeSeconds ? 'stale' : ''}">${age} s old</span>`}</span>` : ''}`,
+      x.flag ?? html`<span class="muted">none</span>`,
+      x.manualRate ? html`${x.manualRate}<br><span class="muted">since ${utc(x.manualSetAt)}</span>` : '—',
+    ];
   }),
   'No currency has a rate yet.',
 )}
