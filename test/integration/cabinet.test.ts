@@ -193,7 +193,7 @@ describe('names, refusals and what each page shows', () => {
 describe('callback attempts', () => {
   it('lists each attempt with its code, the first 300 characters of the answer, time and outcome; a delivery ticks the checklist', async () => {
     const rx = await startReceiver();
-    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 300 });
+    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 5_000 });
     try {
       const { b } = await signUp('Callback Shop');
       const desk = await createDesk(b, DESK_FORM.map(([k, v]) => [k, k === 'callbackUrl' ? `${rx.url}/cb` : v] as [string, string]));
