@@ -18,7 +18,8 @@ export async function seedOffice(h: Served) {
   const supportOp = await ok(admin(h.app, 'POST', '/operators', { email: 'sam@paygate.example', password: OFFICE_PASSWORD, role: 'support' }));
   await ok(admin(h.app, 'PUT', '/currencies/INR', { enabled: true, spreadPercent: '1.5' }));
   await ok(admin(h.app, 'PUT', '/rates/INR', { rate: '83.2' }));
-  const tariff = await ok(admin(h.app, 'POST', '/tariffs', { name: 'Standard', bands: [{ fromUsd: '0', toUsd: '100', ratePercent: '3' }, { fromUsd: '100', toUsd: null, ratePercent: '2.5' }] }));
+  const tariff = await ok(admin(h.app, 'POST', '/tariffs', { name: 'Standard', bands: [{ fromUsd: '0', toUsd: '100', ratePercent: '3' }, { fromUsd: '100', toUsd: null, ratePercent: '2.5' }], default: true }));
+  await ok(admin(h.app, 'POST', '/tariffs', { name: 'High volume', bands: [{ fromUsd: '0', toUsd: '1000', ratePercent: '2' }, { fromUsd: '1000', toUsd: '10000', ratePercent: '1.5' }, { fromUsd: '10000', toUsd: null, ratePercent: '1' }] }));
   await ok(admin(h.app, 'POST', '/providers', {
     name: 'Platform pool',
     kind: 'pool',
@@ -30,6 +31,8 @@ export async function seedOffice(h: Served) {
   const shop = await provisionDesk(h.app, { merchant: { name: 'Coffee Corner' }, desk: { tariffId: tariff.id } });
   const live = await provisionDesk(h.app, { merchant: { name: 'Book Bazaar', sandbox: false, approve: true }, desk: { rails: ['Sbp'], callbackUrl: 'https://books.example/paygate' } });
   await provisionDesk(h.app, { merchant: { name: 'Tea House' } });
+  // A merchant whose desk no live provider serves: its page shows the approval's warning.
+  const korea = await provisionDesk(h.app, { merchant: { name: 'Seoul Electronics Wholesale Trading Company', approve: true, sandbox: false }, desk: { method: 'CrossBorder', rails: ['Account'], currencies: ['KRW'] }, currencies: { KRW: '1350' } });
   const blocked = json(await admin(h.app, 'POST', '/merchants', { name: 'Gadget Outlet', sandbox: true })).result;
   await admin(h.app, 'POST', `/merchants/${blocked.id}/approve`);
   await admin(h.app, 'POST', `/merchants/${blocked.id}/block`, { reason: 'chargeback rate above 2 %' });
@@ -56,5 +59,5 @@ export async function seedOffice(h: Served) {
   const done = await order(live, { amount: 1800, orderRef: 'book-1000' });
   await admin(h.app, 'POST', `/orders/${done.id}/confirm`);
 
-  return { adminOp, supportOp, shop, live, blocked, appeals, payedOrder: payed.id as string };
+  return { adminOp, supportOp, shop, live, korea, blocked, appeals, payedOrder: payed.id as string, liveOrder: done.id as string, tariffId: tariff.id as string };
 }

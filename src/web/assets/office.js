@@ -6,8 +6,9 @@
     var at = new Date(t.getAttribute('datetime'));
     if (isNaN(at.getTime())) return;
     var s = document.createElement('span');
-    s.className = 'muted';
-    s.textContent = ' · ' + at.toLocaleString() + ' local';
+    var inList = !!t.closest('td');
+    s.className = inList ? 'muted local-time' : 'muted';
+    s.textContent = (inList ? '' : ' · ') + at.toLocaleString() + ' local';
     t.after(s);
   });
 

@@ -30,13 +30,12 @@ export type OrderItem = Fn<'payedQueue'>[number];
 export function ordersTable(s: Shell, caption: string, rows: readonly OrderItem[], empty: string, act?: (o: OrderItem) => Interpolation): Html {
   return table(
     caption,
-    ['Order', 'Created', 'Status', { label: 'Amount', kind: 'num' }, { label: 'USD', kind: 'num' }, 'Method', 'Merchant, desk', 'Provider', 'Payer reference', ...(act ? [{ label: '', kind: 'action' as const }] : [])],
+    ['Order', 'Created', 'Status', { label: 'Amount, USD', kind: 'num' }, 'Method', 'Merchant, desk', 'Provider', 'Payer reference', ...(act ? [{ label: '', kind: 'action' as const }] : [])],
     rows.map((o) => [
       html`${idLink(`/office/orders/${o.id}`, o.id, 'order id')}${o.orderRef ? html`<br><span class="muted wrap-any">${o.orderRef}</span>` : ''}`,
       utc(o.createdAt),
       html`${statusBadge(o.status)}${o.sandbox ? html` <span class="badge">sandbox</span>` : ''}`,
-      money(o.amount, o.currency),
-      money(o.settled.amount, 'USD'),
+      html`${money(o.amount, o.currency)}<br><span class="muted">${money(o.settled.amount, 'USD')}</span>`,
       html`${o.method}${o.rail ? html` · ${o.rail}` : ''}`,
       html`<a class="mono" href="/office/merchants/${o.merchantId}">${o.merchantId}</a><br><a class="mono muted" href="/office/desks/${o.deskId}">${o.deskId}</a>`,
       o.providerId ? html`<a class="mono" href="/office/providers/${o.providerId}">${o.providerId}</a>` : html`<span class="muted">—</span>`,

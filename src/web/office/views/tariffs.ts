@@ -1,7 +1,7 @@
 import { html, type Html } from '../../html.js';
 import { TARIFF_ROWS } from '../forms.js';
 import type { OfficeRequest } from '../session.js';
-import { action, auditSection, csrfInput, href, ident, isAdmin, notice, officePage, table, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
+import { action, auditSection, csrfInput, href, ident, isAdmin, notice, officePage, table, usd, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
 
 /** Tariffs and their fee bands: the list, a new tariff, one tariff with its bands to edit, and the default. */
 
@@ -22,7 +22,7 @@ export const tariffValues = (t: TariffItem): TariffFormValues => ({
   default: t.default,
 });
 
-const bandText = (b: TariffItem['bands'][number]) => html`<span class="nowrap">${b.fromUsd} – ${b.toUsd ?? '∞'} USD:</span> <strong>${b.ratePercent} %</strong>`;
+const bandText = (b: TariffItem['bands'][number]) => html`${usd(b.fromUsd)} – ${b.toUsd === null ? '∞' : usd(b.toUsd)}: <strong class="nowrap">${b.ratePercent} %</strong>`;
 
 /** The bands as rows of three inputs, and empty rows up to the form's room. */
 function bandRows(v: TariffFormValues, idBase: string): Html {
@@ -85,7 +85,7 @@ export function tariffPage(s: Shell, t: TariffItem, audit: readonly AuditItem[],
 <section class="card" aria-labelledby="bands-h"><h2 id="bands-h">Bands</h2>
 <dl class="fields"><dt>Id</dt><dd>${ident(t.id, 'tariff id')}</dd><dt>Created</dt><dd>${utc(t.createdAt)}</dd>
 <dt>Default</dt><dd>${t.default ? 'yes: desks created without a tariff get it' : 'no'}</dd></dl>
-${table(`Bands of ${t.name}`, [{ label: 'From (USD)', kind: 'num' }, { label: 'To (USD)', kind: 'num' }, { label: 'Fee', kind: 'num' }], t.bands.map((b) => [b.fromUsd, b.toUsd ?? '∞', `${b.ratePercent} %`]), 'No bands: no fee.')}
+${table(`Bands of ${t.name}`, [{ label: 'From (USD)', kind: 'num' }, { label: 'To (USD)', kind: 'num' }, { label: 'Fee', kind: 'num' }], t.bands.map((b) => [usd(b.fromUsd), b.toUsd === null ? '∞' : usd(b.toUsd), `${b.ratePercent} %`]), 'No bands: no fee.')}
 ${admin
   ? html`<div class="actions">${t.default
       ? action(s.o, `/office/tariffs/${t.id}/default`, 'Stop being the default', { kind: 'secondary', fields: html`<input type="hidden" name="default" value="false">` })
