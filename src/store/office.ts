@@ -243,8 +243,8 @@ async function firstLiveDay(q: Queryable, fromDay: string): Promise<string> {
 /**
  * Placed orders per UTC day of creation, sandbox flag, method, provider ('' for none) and status,
  * from the UTC day of `since` on: the days the maintenance worker has rolled up from
- * order_day_stats, the rest (today, and any day not rolled up yet) counted from the orders.
- * A past day's counts are as of its last roll-up (the worker redoes the recent days often).
+ * order_day_stats (today among them, redone every minute), the rest (any day not rolled up yet)
+ * counted from the orders. A day's counts are as of its last roll-up.
  */
 async function dayStats(q: Queryable, since: Date, f: { sandbox: boolean | null; providerId?: string | null }): Promise<Sql> {
   const from = utcDay(since);
@@ -306,7 +306,8 @@ export async function providerDailyOutcomes(q: Queryable, since: Date, providerI
 
 /**
  * Recomputes the order rollup of the UTC days [fromDay, toDay) from the orders, one day per
- * transaction (each a few seconds' worth of a day's orders at most), and records when.
+ * transaction (a day's orders, read by created_at), and records when. Today may be among them:
+ * its rows then stand for the orders so far.
  */
 export async function refreshOrderDayStats(db: Db, fromDay: string, toDay: string, at: Date): Promise<number> {
   let days = 0;

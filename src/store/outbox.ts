@@ -263,20 +263,25 @@ export interface FailingEventRow extends OutboxRow {
 /**
  * The merchant's events that are not getting through: given up (`failed`), refused by the receiver
  * (`rejected`), or still retrying after a failed attempt; newest first, keyset-paged by `seq`.
- * The predicate is outbox_failing's (migration 0007), so only the failing events of the merchant's
- * desks are read, never all of their events; the last attempt of each is one index lookup
- * (callback_attempts_event, migration 0011).
+ * Each of the merchant's desks gives at most a page of its newest such events (outbox_failing,
+ * migration 0007: its predicate is the one below), and only the page kept is joined to its orders
+ * and last attempts: the cost is desks × page, however many refused events years have left.
  */
 export async function listFailingEvents(q: Queryable, merchantId: string, beforeSeq: number | null, limit: number): Promise<FailingEventRow[]> {
   const { rows } = await query<FailingEventRow>(
     q,
     sql`SELECT e.*, o.order_ref, a.outcome AS last_outcome, a.http_code AS last_http_code, a.response AS last_response, a.error AS last_error, a.at AS last_at
-     FROM outbox_events e
-     JOIN desks d ON d.id = e.desk_id AND d.merchant_id = ${merchantId}
+     FROM (
+       SELECT e.* FROM desks d
+         CROSS JOIN LATERAL (
+           SELECT * FROM outbox_events x
+            WHERE x.desk_id = d.id AND (x.state IN ('failed', 'rejected') OR (x.state = 'pending' AND x.attempts > 0))${beforeSeq === null ? raw('') : sql` AND x.seq < ${beforeSeq}`}
+            ORDER BY x.seq DESC LIMIT ${limit}) e
+        WHERE d.merchant_id = ${merchantId}
+        ORDER BY e.seq DESC LIMIT ${limit}) e
      LEFT JOIN orders o ON o.id = e.order_id
      LEFT JOIN LATERAL (SELECT * FROM callback_attempts ca WHERE ca.event_id = e.id ORDER BY ca.id DESC LIMIT 1) a ON true
-     WHERE (e.state IN ('failed', 'rejected') OR (e.state = 'pending' AND e.attempts > 0))${beforeSeq === null ? raw('') : sql` AND e.seq < ${beforeSeq}`}
-     ORDER BY e.seq DESC LIMIT ${limit}`,
+     ORDER BY e.seq DESC`,
   );
   return rows;
 }

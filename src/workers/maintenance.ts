@@ -13,7 +13,6 @@ import type { Worker } from './loop.js';
  */
 
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 /**
  * Events per retention statement: one statement moves them with their attempts (about 1.3 each)
@@ -22,8 +21,14 @@ const HOUR_MS = 3_600_000;
 export const RETENTION_BATCH = 1000;
 /** A backlog drains batch after batch; after that, one look a minute. */
 export const RETENTION_PERIOD_MS = 60_000;
-/** Every 10 minutes the last two days are rolled up again, and once an hour the last 31. */
-export const ORDER_STATS_PERIOD_MS = 10 * 60_000;
+/**
+ * The order rollup: today every minute (the dashboard reads today from it, at most a minute old),
+ * the two days before every 10 minutes (their orders still expire, get paid and get appealed), and
+ * the 31 days before once an hour (an appeal or a reconciliation can still move an older order).
+ */
+export const ORDER_STATS_PERIOD_MS = 60_000;
+const ORDER_STATS_RECENT_MS = 10 * 60_000;
+const ORDER_STATS_ALL_MS = 3_600_000;
 const ORDER_STATS_RECENT_DAYS = 2;
 const ORDER_STATS_ALL_DAYS = 31;
 
@@ -39,26 +44,29 @@ export function retentionWorker(ctx: Ctx, batch = RETENTION_BATCH): Worker {
 
 const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
 
-/** Rolls up the orders of the `days` whole UTC days before today (the clock's); returns how many days. */
-export function rollUpOrderDays(db: Db, clock: Clock, days: number): Promise<number> {
+/** Rolls up the orders of the UTC days from `fromDaysAgo` up to (not including) `toDaysAgo` days before today (the clock's; -1 is tomorrow, so today included). */
+export function rollUpOrderDays(db: Db, clock: Clock, fromDaysAgo: number, toDaysAgo: number): Promise<number> {
   const now = clock.now();
-  return refreshOrderDayStats(db, utcDay(now - days * DAY_MS), utcDay(now), new Date(now));
+  return refreshOrderDayStats(db, utcDay(now - fromDaysAgo * DAY_MS), utcDay(now - toDaysAgo * DAY_MS), new Date(now));
 }
 
-/**
- * The dashboard's order rollup: the last two days at every pass (orders still expire, get paid and
- * get appealed there), all 31 at the first pass and then once an hour (an appeal or a
- * reconciliation can still move an older order). Returns 0: nothing is ever left over.
- */
+/** The dashboard's order rollup on the schedule of ORDER_STATS_PERIOD_MS; everything at its first pass. Returns 0: nothing is ever left over. */
 export function orderStatsWorker(ctx: Ctx): Worker {
-  let lastFull = Number.NEGATIVE_INFINITY;
+  let lastRecent = Number.NEGATIVE_INFINITY;
+  let lastAll = Number.NEGATIVE_INFINITY;
   return {
     name: 'order-stats',
     async runOnce() {
       const now = ctx.clock.now();
-      const full = now - lastFull >= HOUR_MS;
-      await rollUpOrderDays(ctx.db, ctx.clock, full ? ORDER_STATS_ALL_DAYS : ORDER_STATS_RECENT_DAYS);
-      if (full) lastFull = now;
+      await rollUpOrderDays(ctx.db, ctx.clock, 0, -1);
+      if (now - lastRecent >= ORDER_STATS_RECENT_MS) {
+        await rollUpOrderDays(ctx.db, ctx.clock, ORDER_STATS_RECENT_DAYS, 0);
+        lastRecent = now;
+      }
+      if (now - lastAll >= ORDER_STATS_ALL_MS) {
+        await rollUpOrderDays(ctx.db, ctx.clock, ORDER_STATS_ALL_DAYS, ORDER_STATS_RECENT_DAYS);
+        lastAll = now;
+      }
       return 0;
     },
   };
@@ -68,6 +76,6 @@ export function orderStatsWorker(ctx: Ctx): Worker {
 export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>): Promise<{ retired: number; archived: boolean; days: number }> {
   let retired = 0;
   for (let n; (n = await retireOldCallbacks(db, clock, config)) > 0; ) retired += n;
-  const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS);
+  const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS, -1);
   return { retired, archived: config.retentionArchive, days };
 }

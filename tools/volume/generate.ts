@@ -760,16 +760,14 @@ SELECT row_number() OVER (ORDER BY at, action, object_id), at, actor, action, ob
   ) x`;
 }
 
-/** The dashboard's rollup of every day before today, as the maintenance worker computes it. */
+/** The dashboard's rollup of every day, today's so far included, as the maintenance worker keeps it. */
 function orderDayStatsSql(nowMs: number): string {
-  const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
   return `
 INSERT INTO order_day_stats (day, sandbox, method, provider_id, status, orders)
 SELECT (${tsOf('c')} AT TIME ZONE 'UTC')::date, sandbox, method, coalesce(provider_id, ''), ${STATUS_OF_KIND}, count(*)
-  FROM _v_paths WHERE c < ${today}
- GROUP BY 1, 2, 3, 4, 5;
+  FROM _v_paths GROUP BY 1, 2, 3, 4, 5;
 INSERT INTO order_day_stats_days (day, refreshed_at)
-SELECT g::date, ${tsOf(String(nowMs))} FROM generate_series(${tsOf('(SELECT min(c) FROM _v_paths)')}::date, ${tsOf(String(today - DAY_MS))}::date, interval '1 day') g`;
+SELECT g::date, ${tsOf(String(nowMs))} FROM generate_series(${tsOf('(SELECT min(c) FROM _v_paths)')}::date, ${tsOf(String(nowMs))}::date, interval '1 day') g`;
 }
 
 /**

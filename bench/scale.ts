@@ -1,0 +1,312 @@
+/**
+ * Every page at a year of data (spec/scale.md, "The figures"): the volume tool fills a throwaway
+ * database at two sizes, the real server starts on each (as `npm start` runs it), and every read
+ * the contract lists is timed 30 times one after another after 5 warm-ups. Prints the p95 of each
+ * at both sizes and their ratio, and the server's peak memory while serving them.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:scale   # 20,000 and 2,000,000 on PostgreSQL
+ *   npm run bench:scale                                                              # 20,000 and 200,000 on the embedded database
+ *
+ * BENCH_SCALE_SIZES=20000,2000000 chooses the sizes (the first is the reference); BENCH_SCALE_KEEP=1
+ * keeps the databases (PostgreSQL: paygate_scale_N; embedded: /tmp/paygate-scale-N) and their
+ * samples, and a later run with BENCH_SCALE_REUSE=1 measures them again without generating;
+ * BENCH_SCALE_ONLY=balance (part of a read's name) times only those reads.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { signRequest } from '../src/signing.js';
+import { ROOT, startPaygate, type PaygateProcess } from './server.js';
+
+const TOKEN = 'bench-admin-token-0123456789';
+const WARMUPS = 5;
+const RUNS = 30;
+const LIMIT_MS = 100;
+const LIMIT_RATIO = 2.5;
+
+interface Volume {
+  orders: number;
+  merchant: { id: string; email: string; password: string; deskId: string; deskKey: string; deskSecret: string };
+  operator: { email: string; password: string };
+  sampleOrderIds: string[];
+  sampleOrderRefs: string[];
+  samplePayerReferences: string[];
+  days: string[];
+}
+
+interface Place {
+  /** PostgreSQL: the database's URL; embedded: null. */
+  url: string | null;
+  dataDir: string;
+  masterKey: string;
+  samplesFile: string;
+  drop(): Promise<void>;
+}
+
+const serverUrl = process.env.DATABASE_URL || null;
+const sizes = (process.env.BENCH_SCALE_SIZES ?? (serverUrl ? '20000,2000000' : '20000,200000')).split(',').map(Number);
+const keep = process.env.BENCH_SCALE_KEEP === '1';
+const reuse = process.env.BENCH_SCALE_REUSE === '1';
+const only = process.env.BENCH_SCALE_ONLY;
+
+async function adminSql(statement: string): Promise<void> {
+  const c = new pg.Client({ connectionString: serverUrl! });
+  await c.connect();
+  try {
+    await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
+async function placeFor(orders: number): Promise<Place & { fresh: boolean }> {
+  const base = `/tmp/paygate-scale-${orders}`;
+  const samplesFile = `${base}.json`;
+  const keyFile = `${base}.key`;
+  const known = reuse && existsSync(samplesFile) && existsSync(keyFile);
+  const masterKey = known ? readFileSync(keyFile, 'utf8').trim() : randomBytes(32).toString('hex');
+  const dataDir = join(base, 'data');
+  let url: string | null = null;
+  if (serverUrl) {
+    const name = `paygate_scale_${orders}`;
+    const u = new URL(serverUrl);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    if (!known) {
+      await adminSql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminSql(`CREATE DATABASE ${name}`);
+    }
+  } else if (!known) {
+    rmSync(base, { recursive: true, force: true });
+  }
+  mkdirSync(base, { recursive: true });
+  writeFileSync(keyFile, masterKey);
+  return {
+    url,
+    dataDir,
+    masterKey,
+    samplesFile,
+    fresh: !known,
+    async drop() {
+      if (keep) return;
+      if (serverUrl) await adminSql(`DROP DATABASE IF EXISTS paygate_scale_${orders} WITH (FORCE)`);
+      rmSync(base, { recursive: true, force: true });
+      rmSync(samplesFile, { force: true });
+      rmSync(keyFile, { force: true });
+    },
+  };
+}
+
+/** Runs the volume tool as a command, the way a person would; its progress goes to our stderr. */
+async function generate(place: Place, orders: number): Promise<{ volume: Volume; seconds: number }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, MASTER_KEY: place.masterKey, DATA_DIR: place.dataDir };
+  if (place.url) env.DATABASE_URL = place.url;
+  else delete env.DATABASE_URL;
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'tools/volume/main.ts'), '--orders', String(orders)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`seed:volume exited with ${code}`);
+  const last = out.trim().split('\n').at(-1)!;
+  writeFileSync(place.samplesFile, last);
+  return { volume: JSON.parse(last) as Volume, seconds: (Date.now() - started) / 1000 };
+}
+
+// ---- a browser of the cabinet and the back office: cookies, the CSRF token of the sign-in form
+
+class Browser {
+  private cookies = new Map<string, string>();
+  constructor(private readonly base: string) {}
+  private keep(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const pair = line.split(';')[0]!;
+      const eq = pair.indexOf('=');
+      const value = pair.slice(eq + 1);
+      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(pair.slice(0, eq));
+      else this.cookies.set(pair.slice(0, eq), value);
+    }
+    return res;
+  }
+  private header() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  async get(path: string): Promise<Response> {
+    return this.keep(await fetch(`${this.base}${path}`, { headers: { cookie: this.header() }, redirect: 'manual' }));
+  }
+  async signIn(surface: 'cabinet' | 'office', email: string, password: string): Promise<void> {
+    const page = await (await this.get(`/${surface}/sign-in`)).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+    const body = new URLSearchParams({ email, password, ...(csrf ? { _csrf: csrf } : {}) });
+    const res = this.keep(
+      await fetch(`${this.base}/${surface}/sign-in`, {
+        method: 'POST',
+        headers: { cookie: this.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: body.toString(),
+        redirect: 'manual',
+      }),
+    );
+    if (res.status !== 303) throw new Error(`${surface} sign-in answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  }
+}
+
+function signedGet(base: string, v: Volume, path: string): Promise<Response> {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(12).toString('hex');
+  const sign = signRequest(v.merchant.deskSecret, ts, nonce, 'GET', path.split('?')[0]!, '');
+  return fetch(`${base}${path}`, { headers: { 'x-gate-key': v.merchant.deskKey, 'x-gate-ts': ts, 'x-gate-nonce': nonce, 'x-gate-sign': sign } });
+}
+
+const adminGet = (base: string, path: string) => fetch(`${base}/admin/v1${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+
+interface Read {
+  name: string;
+  /** The k-th request of this read (samples are taken in turn). */
+  run(k: number): Promise<Response>;
+}
+
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+async function readsFor(base: string, v: Volume): Promise<Read[]> {
+  const cabinet = new Browser(base);
+  await cabinet.signIn('cabinet', v.merchant.email, v.merchant.password);
+  const office = new Browser(base);
+  await office.signIn('office', v.operator.email, v.operator.password);
+  // The page reached by following "older" 20 times (its link, as a person clicks it).
+  let older = '/cabinet/orders';
+  for (let k = 0; k < 20; k++) {
+    const html = await (await cabinet.get(older)).text();
+    const link = /href="(\/cabinet\/orders\?[^"]*before=[^"]+)"/.exec(html)?.[1];
+    if (!link) throw new Error(`no "older" link on ${older}`);
+    older = link.replaceAll('&amp;', '&');
+  }
+  const month = v.days[5]!.slice(0, 7);
+  const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
+  const pick = <T>(xs: T[], k: number) => xs[k % xs.length]!;
+  const page = (b: Browser, path: (k: number) => string) => (k: number) => b.get(path(k));
+  const reads: Read[] = [
+    { name: 'GET /gw/v1/orders/{id}', run: (k) => signedGet(base, v, `/gw/v1/orders/${pick(v.sampleOrderIds, k)}`) },
+    { name: 'GET /gw/v1/balance', run: () => signedGet(base, v, '/gw/v1/balance') },
+    { name: 'GET /gw/v1/events', run: () => signedGet(base, v, '/gw/v1/events') },
+    { name: 'cabinet home', run: page(cabinet, () => '/cabinet') },
+    { name: 'cabinet orders', run: page(cabinet, () => '/cabinet/orders') },
+    { name: 'cabinet orders, 20 pages older', run: page(cabinet, () => older) },
+    { name: 'cabinet orders ?status', run: page(cabinet, () => '/cabinet/orders?status=Completed') },
+    { name: 'cabinet orders ?desk', run: page(cabinet, () => `/cabinet/orders?desk=${v.merchant.deskId}`) },
+    { name: 'cabinet orders, a month', run: page(cabinet, () => `/cabinet/orders?from=${month}-01&to=${monthEnd}`) },
+    { name: 'cabinet orders ?q=id', run: page(cabinet, (k) => `/cabinet/orders?q=${pick(v.sampleOrderIds, k)}`) },
+    { name: 'cabinet orders ?q=orderRef', run: page(cabinet, (k) => `/cabinet/orders?q=${pick(v.sampleOrderRefs, k)}`) },
+    { name: 'cabinet orders ?q=payer ref', run: page(cabinet, (k) => `/cabinet/orders?q=${pick(v.samplePayerReferences, k)}`) },
+    { name: 'cabinet orders.csv, a day', run: page(cabinet, (k) => `/cabinet/orders.csv?from=${pick(v.days, k)}&to=${nextDay(pick(v.days, k))}`) },
+    { name: 'cabinet order page', run: page(cabinet, (k) => `/cabinet/orders/${pick(v.sampleOrderIds, k)}`) },
+    { name: 'cabinet balance', run: page(cabinet, () => '/cabinet/balance') },
+    { name: 'cabinet callbacks', run: page(cabinet, () => '/cabinet/callbacks') },
+    { name: 'cabinet appeals', run: page(cabinet, () => '/cabinet/appeals') },
+    { name: 'office home', run: page(office, () => '/office') },
+    { name: 'office orders', run: page(office, () => '/office/orders') },
+    { name: 'office orders ?q=id', run: page(office, (k) => `/office/orders?q=${pick(v.sampleOrderIds, k)}`) },
+    { name: 'office orders ?q=payer ref', run: page(office, (k) => `/office/orders?q=${pick(v.samplePayerReferences, k)}`) },
+    { name: 'office merchant page', run: page(office, () => `/office/merchants/${v.merchant.id}`) },
+    { name: 'office appeals queue', run: page(office, () => '/office/queues/appeals') },
+    { name: 'office audit', run: page(office, () => '/office/audit') },
+    { name: 'office credits', run: page(office, () => '/office/credits') },
+    { name: 'GET /admin/v1/orders', run: () => adminGet(base, '/orders') },
+    { name: 'GET /admin/v1/orders?merchantId', run: () => adminGet(base, `/orders?merchantId=${v.merchant.id}`) },
+    { name: 'GET /admin/v1/audit', run: () => adminGet(base, '/audit') },
+    { name: 'GET /admin/v1/appeals?status=Open', run: () => adminGet(base, '/appeals?status=Open') },
+  ];
+  return reads.filter((r) => !only || r.name.includes(only));
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** p95 of 30: the 29th fastest (nearest rank). */
+const p95 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.ceil(0.95 * ms.length) - 1]!;
+
+interface Timing {
+  p95: number | null;
+  median: number | null;
+  status: string;
+}
+
+async function timeReads(server: PaygateProcess, reads: Read[]): Promise<{ timings: Map<string, Timing>; peakMb: number }> {
+  const timings = new Map<string, Timing>();
+  let peakMb = rssMb(server.process.pid!);
+  const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(server.process.pid!))), 200);
+  try {
+    for (const r of reads) {
+      let status = 'ok';
+      const ms: number[] = [];
+      for (let k = 0; k < WARMUPS + RUNS; k++) {
+        const t = performance.now();
+        const res = await r.run(k);
+        await res.arrayBuffer();
+        const took = performance.now() - t;
+        if (res.status !== 200) status = `HTTP ${res.status}`;
+        if (k >= WARMUPS) ms.push(took);
+      }
+      const sorted = [...ms].sort((a, b) => a - b);
+      timings.set(r.name, { p95: status === 'ok' ? p95(ms) : null, median: status === 'ok' ? sorted[Math.floor(sorted.length / 2)]! : null, status });
+      process.stderr.write(`  ${r.name}: ${status === 'ok' ? `p95 ${p95(ms).toFixed(1)} ms` : status}\n`);
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  return { timings, peakMb };
+}
+
+async function measure(orders: number) {
+  const place = await placeFor(orders);
+  let volume: Volume;
+  let seconds: number | null = null;
+  if (place.fresh) {
+    process.stderr.write(`\n== ${orders.toLocaleString('en')} orders: seed:volume\n`);
+    ({ volume, seconds } = await generate(place, orders));
+  } else volume = JSON.parse(readFileSync(place.samplesFile, 'utf8')) as Volume;
+  process.stderr.write(`== ${orders.toLocaleString('en')} orders: the service, freshly started\n`);
+  const env: Record<string, string> = { MASTER_KEY: place.masterKey, OFFICE_REQUIRE_2FA: 'false' };
+  const server = await startPaygate({ databaseUrl: place.url ?? undefined, dataDir: place.dataDir, env });
+  try {
+    const reads = await readsFor(server.base, volume);
+    const { timings, peakMb } = await timeReads(server, reads);
+    return { orders, seconds, timings, peakMb, names: reads.map((r) => r.name) };
+  } finally {
+    await server.stop();
+    await place.drop();
+  }
+}
+
+async function main() {
+  const results = [];
+  for (const n of sizes) results.push(await measure(n));
+  const [small, ...large] = results;
+  const fmt = (t: Timing | undefined) => (t?.p95 == null ? (t?.status ?? '–') : t.p95.toFixed(1));
+  console.log(`database: ${serverUrl ? 'PostgreSQL' : 'embedded (PGlite)'}; ${WARMUPS} warm-ups, p95 of ${RUNS} one after another`);
+  for (const r of results) console.log(`${r.orders.toLocaleString('en')} orders: ${r.seconds === null ? 'reused' : `generated in ${r.seconds.toFixed(0)} s`}; server peak RSS ${r.peakMb.toFixed(0)} MB`);
+  const header = ['read', ...results.map((r) => `p95 ms @${r.orders.toLocaleString('en')}`), ...large.map((r) => `ratio @${r.orders.toLocaleString('en')}`), 'within'];
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const name of small!.names) {
+    const s = small!.timings.get(name);
+    const cells = results.map((r) => fmt(r.timings.get(name)));
+    const ratios = large.map((r) => {
+      const l = r.timings.get(name);
+      return s?.p95 && l?.p95 ? (l.p95 / s.p95).toFixed(2) : '–';
+    });
+    const ok = large.every((r) => {
+      const l = r.timings.get(name);
+      return !!(s?.p95 && l?.p95 && l.p95 <= LIMIT_MS && l.p95 / s.p95 <= LIMIT_RATIO);
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} | ${ratios.join(' | ')} | ${ok ? 'yes' : 'NO'} |`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
