@@ -280,6 +280,58 @@ describe("a merchant's desks and tariffs", () => {
   });
 });
 
+describe('merchants, their users and desks', () => {
+  it('an admin creates a merchant, renames it, adds a cabinet user, changes a desk and issues its new secret', async () => {
+    await a.get('/office/merchants');
+    const created = await a.post('/office/merchants', [['name', 'Fresh Co'], ['sandbox', 'true']]);
+    const id = /\/office\/merchants\/(mer_\w+)\?done=merchant-created/.exec(created.headers.location as string)![1]!;
+    expect(json(await admin(h.app, 'GET', `/merchants/${id}`)).result).toMatchObject({ name: 'Fresh Co', status: 'UnderReview', sandbox: true });
+    await a.get(`/office/merchants/${id}`);
+    expect((await a.post(`/office/merchants/${id}/name`, [['name', 'Fresh Company']])).headers.location).toBe(`/office/merchants/${id}?done=renamed`);
+    expect(json(await admin(h.app, 'GET', `/merchants/${id}`)).result.name).toBe('Fresh Company');
+
+    const user = await a.post(`/office/merchants/${id}/users`, [['email', 'dev@fresh.example'], ['password', PASSWORD], ['role', 'developer']]);
+    expect(user.headers.location).toBe(`/office/merchants/${id}?done=user-created`);
+    const page = await a.get(`/office/merchants/${id}`);
+    expect(page.body).toContain('dev@fresh.example');
+    expect(page.body).toContain('<div class="cv">developer</div>');
+    const taken = await a.post(`/office/merchants/${id}/users`, [['email', 'dev@fresh.example'], ['password', PASSWORD]]);
+    expect(taken.statusCode).toBe(409);
+    expect(taken.body).toContain('That email already has an account.');
+    const weak = await a.post(`/office/merchants/${id}/users`, [['email', 'two@fresh.example'], ['password', 'short']]);
+    expect(weak.statusCode).toBe(400);
+    expect(weak.body).toContain('value="two@fresh.example"');
+
+    const d = await provisionDesk(h.app, { merchant: { name: 'Settings Co' } });
+    await a.get(`/office/desks/${d.id}`);
+    const saved = await a.post(`/office/desks/${d.id}/settings`, [
+      ['name', 'Checkout'],
+      ['enabled', 'false'],
+      ['rails', 'C2c'],
+      ['currencies', 'RUB'],
+      ['minUsd', '10'],
+      ['maxUsd', '900'],
+      ['callbackUrl', ''],
+      ['callbacksEnabled', 'false'],
+    ]);
+    expect(saved.headers.location).toBe(`/office/desks/${d.id}?done=desk-saved`);
+    expect(json(await admin(h.app, 'GET', `/desks/${d.id}`)).result).toMatchObject({ name: 'Checkout', enabled: false, rails: ['C2c'], minUsd: '10.00000000', maxUsd: '900.00000000', callbackUrl: null, callbacksEnabled: false });
+    const refused = await a.post(`/office/desks/${d.id}/settings`, [['name', 'Checkout'], ['minUsd', '900'], ['maxUsd', '10'], ['currencies', 'RUB']]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('minUsd: must not exceed maxUsd');
+
+    const rotated = await a.post(`/office/desks/${d.id}/secret`);
+    expect(rotated.statusCode).toBe(200);
+    const secret = /id="desk-secret"[^>]*>([^<]+)</.exec(rotated.body)![1]!;
+    expect(secret).not.toBe(d.secret);
+    // The old secret fails at once.
+    expect((await signed(h, d, '/gw/v1/balance')).statusCode).toBe(401);
+    expect((await audit(d.id)).filter((e) => e.startsWith(adm.id))).toEqual([`${adm.id} desk.rotateSecret ok`, `${adm.id} desk.update VALIDATION_ERROR`, `${adm.id} desk.update ok`]);
+    expect((await s.post(`/office/desks/${d.id}/secret`)).statusCode).toBe(403);
+    expect((await s.post('/office/merchants', [['name', 'Nope']])).statusCode).toBe(403);
+  });
+});
+
 describe('sandbox and live apart', () => {
   let sandboxDesk: DeskCreds;
   let liveDesk: DeskCreds;
@@ -414,6 +466,12 @@ describe('CSV exports', () => {
     expect((await a.get('/office/operators.csv')).body).toContain(`${adm.id},${adm.email},admin,false,`);
     expect((await a.get('/office/tariffs.csv')).body.split('\r\n')[0]).toBe('id,name,default,fromUsd,toUsd,ratePercent,createdAt');
     expect((await a.get('/office/providers.csv')).body).toContain(',sandbox,');
+    for (const path of ['/office/caps.csv', '/office/rates.csv', '/office/queues/review.csv', '/office/queues/payed.csv', '/office/queues/reconcile.csv', '/office/queues/callbacks.csv']) {
+      const res = await a.get(path);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.headers['content-type'], path).toBe('text/csv; charset=utf-8');
+    }
+    expect((await a.get('/office/queues/review.csv')).body).toContain(m.merchantId);
     // Support reads lists, so support exports them too.
     expect((await s.get('/office/orders.csv')).statusCode).toBe(200);
   });

@@ -4,10 +4,12 @@ import {
   Capability,
   CommentBody,
   CreateDeskBody,
+  CreateMerchantBody,
   CreateLimitBody,
   CreateOperatorBody,
   CreateProviderBody,
   CreateTariffBody,
+  CreateUserBody,
   PatchDeskBody,
   PatchMerchantBody,
   PatchTariffBody,
@@ -97,3 +99,12 @@ export const NewDeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'meth
 
 /** `POST /office/desks/{id}/tariff`: `none` for no fee, or a `trf_` id; `back` says which page to return to. */
 export const DeskTariffForm = sessionForm({ ...fieldsFrom(PatchDeskBody, ['tariffId']), back: choice(['merchant', 'desk'] as const) });
+
+/** `POST /office/merchants`: a new merchant, as `POST /admin/v1/merchants` (`sandbox` a check box, ticked by default). */
+export const NewMerchantForm = sessionForm(fieldsFrom(CreateMerchantBody, ['name', 'sandbox']));
+/** `POST /office/merchants/{id}/name`. */
+export const MerchantNameForm = sessionForm(fieldsFrom(PatchMerchantBody, ['name']));
+/** `POST /office/merchants/{id}/users`: a cabinet user, as `POST /admin/v1/merchants/{id}/users`. */
+export const NewUserForm = sessionForm(fieldsFrom(CreateUserBody, ['email', 'password', 'role']));
+/** `POST /office/desks/{id}/settings`: what `PATCH /admin/v1/desks/{id}` changes but the tariff (its own form) and the method (for life). */
+export const DeskSettingsForm = sessionForm(fieldsFrom(PatchDeskBody, ['name', 'enabled', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));

@@ -48,6 +48,10 @@ const NOTICES: Record<string, string> = {
   'operator-role': 'Role changed: it applies from their next page.',
   'operator-disabled': 'Operator disabled: they cannot sign in, and their sessions have ended.',
   'operator-enabled': 'Operator enabled: they may sign in again.',
+  'merchant-created': 'Merchant created: it is under review. Add its cabinet users and desks below.',
+  renamed: 'Merchant renamed.',
+  'user-created': 'Cabinet user added: they sign in with the email and password given.',
+  'desk-saved': 'Desk settings saved.',
 };
 export const doneOf = (req: FastifyRequest) => NOTICES[str(query(req).done, 20)] ?? null;
 

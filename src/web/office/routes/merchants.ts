@@ -9,7 +9,8 @@ import { seeOther } from '../../session.js';
 import { sendCsv, type CsvColumn } from '../csv.js';
 import * as forms from '../forms.js';
 import { doneOf, modeOf, param, query, sentence, str, type Kit } from '../kit.js';
-import { deskCreatedPage, deskPage, EMPTY_DESK, merchantPage, merchantsPage, type NewDeskForm } from '../views/merchants.js';
+import { deskCreatedPage, deskPage, deskSecretPage, EMPTY_DESK, merchantPage, merchantsPage, type NewDeskForm } from '../views/merchants.js';
+import { createUser } from '../../../services/accounts.js';
 
 const merchantFilters = (req: FastifyRequest) => ({ status: str(query(req).status, 20), q: str(query(req).q, 200) });
 
@@ -42,11 +43,49 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
     return sendCsv(reply, `merchants-${mode}.csv`, MERCHANT_COLUMNS(mode === 'sandbox'), office.exportMerchants(ctx, merchantFilters(req)));
   });
 
-  const showMerchant = async (req: FastifyRequest, reply: FastifyReply, o: { deskForm?: NewDeskForm; deskError?: string | null; status?: number } = {}) => {
+  const showMerchant = async (req: FastifyRequest, reply: FastifyReply, o: { deskForm?: NewDeskForm; deskError?: string | null; userError?: string | null; userEmail?: string; error?: string | null; status?: number } = {}) => {
     const id = param(req, 'id');
     const [m, currencies] = await Promise.all([office.merchantOverview(ctx, id, modeOf(req) === 'sandbox'), office.deskCurrencies(ctx)]);
-    return page(req, reply, (s) => merchantPage(s, m, { done: doneOf(req), error: null, currencies, deskForm: o.deskForm, deskError: o.deskError }), o.status);
+    return page(req, reply, (s) => merchantPage(s, m, { done: doneOf(req), error: o.error ?? null, currencies, deskForm: o.deskForm, deskError: o.deskError, userError: o.userError, userEmail: o.userEmail }), o.status);
   };
+  // As POST /admin/v1/merchants.
+  adminPost('/office/merchants', forms.NewMerchantForm, async (req, reply) => {
+    const f = formOf(req, forms.NewMerchantForm);
+    const name = str(f.name, 200);
+    if (!name) throw new AppError('VALIDATION_ERROR', 'Name: give the merchant a name');
+    const m = await act(req, 'merchant.create', null, (c) => op.createMerchant(c, { name, sandbox: f.sandbox === 'true' }), (r) => r.id);
+    return seeOther(reply, `/office/merchants/${m.id}?done=merchant-created`);
+  });
+  // As PATCH /admin/v1/merchants/{id} with a name.
+  adminPost('/office/merchants/:id/name', forms.MerchantNameForm, async (req, reply) => {
+    const id = param(req, 'id');
+    const name = str(formOf(req, forms.MerchantNameForm).name, 200);
+    if (!name) throw new AppError('VALIDATION_ERROR', 'Name: give the merchant a name');
+    await act(req, 'merchant.update', id, (c) => op.patchMerchant(c, id, { name }));
+    return seeOther(reply, `/office/merchants/${id}?done=renamed`);
+  });
+  // As POST /admin/v1/merchants/{id}/users.
+  adminPost(
+    '/office/merchants/:id/users',
+    forms.NewUserForm,
+    async (req, reply) => {
+      const id = param(req, 'id');
+      const { form: f, problem } = formWithProblem(req, forms.NewUserForm);
+      const email = f.email?.trim() ?? '';
+      if (problem) return showMerchant(req, reply, { userError: sentence(problem), userEmail: email, status: 400 });
+      try {
+        const role = f.role === 'developer' || f.role === 'viewer' ? f.role : 'owner';
+        await act(req, 'user.create', id, (c) => createUser(c, id, { email, password: f.password ?? '', role }));
+        return seeOther(reply, `/office/merchants/${id}?done=user-created`);
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'VALIDATION_ERROR' || err.code === 'EMAIL_TAKEN')) {
+          return showMerchant(req, reply, { userError: sentence(err.code === 'EMAIL_TAKEN' ? 'That email already has an account' : err.detail), userEmail: email, status: err.code === 'EMAIL_TAKEN' ? 409 : 400 });
+        }
+        throw err;
+      }
+    },
+    { invalid: 'route' },
+  );
   app.get('/office/merchants/:id', async (req, reply) => showMerchant(req, reply));
   objectAction('/office/merchants/:id/approve', 'merchant.approve', ButtonForm, (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
   objectAction('/office/merchants/:id/block', 'merchant.block', forms.BlockForm, (c, id, f) => op.blockMerchant(c, id, str(f.reason, 500) || null), (id) => `/office/merchants/${id}?done=blocked`);
@@ -122,10 +161,49 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
 
   // ---- desks
 
-  app.get('/office/desks/:id', async (req, reply) => {
+  const showDesk = async (req: FastifyRequest, reply: FastifyReply, o: { error?: string | null; status?: number } = {}) => {
     const d = await op.getDesk(ctx, param(req, 'id'));
-    const [audit, tariffs] = await Promise.all([listAudit(ctx, { objectId: d.id, limit: 50 }), office.listTariffViews(ctx)]);
-    return page(req, reply, (s) => deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, tariffs, doneOf(req)));
+    const [audit, tariffs, currencies] = await Promise.all([listAudit(ctx, { objectId: d.id, limit: 50 }), office.listTariffViews(ctx), office.deskCurrencies(ctx)]);
+    return page(req, reply, (s) => deskPage(s, { ...d, rails: d.rails ?? [], currencies: d.currencies ?? [] }, audit.items, tariffs, { done: doneOf(req), currencies, error: o.error }), o.status);
+  };
+  app.get('/office/desks/:id', async (req, reply) => showDesk(req, reply));
+  // As PATCH /admin/v1/desks/{id}: the settings the form shows (the method stays, the tariff has its own form).
+  adminPost(
+    '/office/desks/:id/settings',
+    forms.DeskSettingsForm,
+    async (req, reply) => {
+      const id = param(req, 'id');
+      const { form: f, problem } = formWithProblem(req, forms.DeskSettingsForm);
+      if (problem) return showDesk(req, reply, { error: sentence(problem), status: 400 });
+      const desk = await op.getDesk(ctx, id);
+      try {
+        await act(req, 'desk.update', id, (c) =>
+          op.patchDesk(c, id, {
+            name: f.name,
+            enabled: f.enabled === undefined ? undefined : f.enabled === 'true',
+            // Check boxes: none ticked is an empty list, not "unchanged".
+            rails: [...new Set(f.rails ?? [])].filter((r) => office.railsOfMethod(desk.method).includes(r)),
+            currencies: [...new Set(f.currencies ?? [])],
+            minUsd: f.minUsd ?? '0',
+            maxUsd: f.maxUsd ?? '0',
+            callbackUrl: f.callbackUrl || null,
+            callbacksEnabled: f.callbacksEnabled === undefined ? undefined : f.callbacksEnabled === 'true',
+          }),
+        );
+        return seeOther(reply, `/office/desks/${id}?done=desk-saved`);
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'VALIDATION_ERROR' || err.code === 'INVALID_CALLBACK_URL')) return showDesk(req, reply, { error: sentence(err.detail ?? err.code), status: 400 });
+        throw err;
+      }
+    },
+    { invalid: 'route' },
+  );
+  // As POST /admin/v1/desks/{id}/secret: the new secret is on the answer page only.
+  adminPost('/office/desks/:id/secret', ButtonForm, async (req, reply) => {
+    const id = param(req, 'id');
+    const d = await op.getDesk(ctx, id);
+    const { secret } = await act(req, 'desk.rotateSecret', id, (c) => op.rotateDeskSecret(c, id));
+    return page(req, reply, (s) => deskSecretPage(s, d, secret));
   });
   objectAction('/office/desks/:id/stop', 'desk.stop', forms.StopDeskForm, (c, id, f) => op.stopDesk(c, id, str(f.reason, 500)), (id) => `/office/desks/${id}?done=stopped`, (f) =>
     str(f.reason, 500) ? null : 'Reason: say why the desk is stopped; the merchant sees it',

@@ -21,7 +21,7 @@ function orderFilters(req: FastifyRequest): OrderFilters {
 }
 
 /** The orders export: every field of the operator's order, exact decimal strings. */
-const ORDER_COLUMNS: CsvColumn<OrderItem>[] = [
+export const ORDER_COLUMNS: CsvColumn<OrderItem>[] = [
   { name: 'id', value: (o) => o.id },
   { name: 'orderRef', value: (o) => o.orderRef },
   { name: 'createdAt', value: (o) => o.createdAt },

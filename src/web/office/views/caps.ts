@@ -11,6 +11,7 @@ export function capsPage(s: Shell, caps: Fn<'capsWithUsage'>, done: string | nul
     'caps',
     html`<h1>Turnover caps</h1>${notice(done)}${error ? html`<p class="notice bad" role="alert">${error}</p>` : ''}
 <p class="muted">Completed USD in the current calendar window (UTC) against each cap. A hard cap refuses orders that would cross it; a notify-only cap raises a notification.</p>
+<p class="list-tools"><a class="button secondary" href="/office/caps.csv" download>Export CSV</a></p>
 ${table(
   'Turnover caps',
   ['Scope', 'Window', { label: 'Cap (USD)', kind: 'num' }, { label: 'Used (USD)', kind: 'num' }, 'Kind', ...(admin ? [{ label: '', kind: 'action' as const }] : [])],

@@ -57,7 +57,15 @@ ${table(
   ]),
   'No merchants match.',
 )}
-${page.hasMore && page.next ? html`<p class="pager"><a href="${href('/office/merchants', { ...f, before: page.next }, s.mode)}">Older merchants</a></p>` : ''}`,
+${page.hasMore && page.next ? html`<p class="pager"><a href="${href('/office/merchants', { ...f, before: page.next }, s.mode)}">Older merchants</a></p>` : ''}
+${isAdmin(s.o)
+  ? html`<section class="card" aria-labelledby="new-merchant-h"><h2 id="new-merchant-h">New merchant</h2>
+<p class="muted">It starts under review; in the sandbox unless the box is cleared. Add its cabinet users and desks on its page.</p>
+<form class="stack" method="post" action="/office/merchants" id="new-merchant">${csrfInput(s.o.csrf)}
+<label for="merchant-name">Name</label><input type="text" id="merchant-name" name="name" required maxlength="200">
+<label class="check"><input type="checkbox" name="sandbox" value="true" checked> Sandbox: the sandbox provider serves it until approval</label>
+<button type="submit">Create the merchant</button></form></section>`
+  : ''}`,
   );
 }
 
@@ -73,8 +81,11 @@ ${options.map((t) => choice(t.id, `${t.name}${t.default ? ' (default)' : ''}`, c
 
 export function deskTariffForm(o: OfficeRequest, d: { id: string; tariffId: string | null }, tariffs: readonly TariffOption[], back: 'merchant' | 'desk'): Html {
   return html`<form class="inline-form" method="post" action="/office/desks/${d.id}/tariff">${csrfInput(o.csrf)}<input type="hidden" name="back" value="${back}">
-${tariffSelect(`tariff-${d.id}`, tariffs, d.tariffId, { label: `Tariff of desk ${d.id}`, hiddenLabel: back === 'merchant' })}<button type="submit" class="secondary">Save</button></form>`;
+${tariffSelect(`tariff-${d.id}`, tariffs, d.tariffId, { label: `Tariff of desk ${d.id}`, hiddenLabel: true })}<button type="submit" class="secondary">Save</button></form>`;
 }
+
+/** A limit of "0" is no limit. */
+const dec0 = (v: string) => /^0*(\.0*)?$/.test(v);
 
 const tariffName = (tariffs: readonly TariffOption[], id: string | null) => (id === null ? 'No fee' : (tariffs.find((t) => t.id === id)?.name ?? id));
 
@@ -119,7 +130,7 @@ ${tariffSelect('desk-tariff', tariffs, f.tariffId, { label: 'Tariff', withDefaul
 export function merchantPage(
   s: Shell,
   m: Overview,
-  o: { done: string | null; error: string | null; currencies: readonly string[]; deskForm?: NewDeskForm; deskError?: string | null },
+  o: { done: string | null; error: string | null; currencies: readonly string[]; deskForm?: NewDeskForm; deskError?: string | null; userError?: string | null; userEmail?: string },
 ): Html {
   const admin = isAdmin(s.o);
   const mer = m.merchant;
@@ -156,7 +167,9 @@ ${admin
 ${mer.status === 'UnderReview' ? action(s.o, `/office/merchants/${mer.id}/approve`, 'Approve') : ''}
 ${action(s.o, `/office/merchants/${mer.id}/sandbox`, mer.sandbox ? 'Turn the sandbox off' : 'Turn the sandbox on', { kind: 'secondary', fields: html`<input type="hidden" name="sandbox" value="${mer.sandbox ? 'false' : 'true'}">` })}
 ${mer.status === 'Blocked' ? action(s.o, `/office/merchants/${mer.id}/unblock`, 'Unblock', { kind: 'secondary' }) : reasonAction(s.o, `/office/merchants/${mer.id}/block`, 'Block', 'reason', 'Reason for the block', 'block-reason')}
-</div>`
+</div>
+<form class="reason-form" method="post" action="/office/merchants/${mer.id}/name">${csrfInput(s.o.csrf)}<label for="merchant-rename">Name</label>
+<input type="text" id="merchant-rename" name="name" required maxlength="200" value="${mer.name}"><button type="submit" class="secondary">Rename</button></form>`
   : ''}
 </section>
 ${admin
@@ -177,7 +190,16 @@ ${o.deskError ? html`<p class="notice bad" role="alert" id="desk-error">${o.desk
 ${newDeskForm(s.o, mer.id, o.deskForm ?? EMPTY_DESK, o.currencies, m.tariffs)}</details>`
   : ''}</section>
 <section class="card" aria-labelledby="users-h"><h2 id="users-h">Users</h2>
-${table('Users', ['Email', 'Id', 'Created'], m.users.map((u) => [u.email, ident(u.id, 'user id'), utc(u.createdAt)]), 'No cabinet users.')}</section>
+${table('Users', ['Email', 'Role', 'Id', 'Created'], m.users.map((u) => [u.email, u.role, ident(u.id, 'user id'), utc(u.createdAt)]), 'No cabinet users.')}
+${admin
+  ? html`<details class="card-details"${o.userError ? html` open` : ''}><summary>New cabinet user</summary>
+${o.userError ? html`<p class="notice bad" role="alert">${o.userError}</p>` : ''}
+<form class="stack" method="post" action="/office/merchants/${mer.id}/users" id="new-user">${csrfInput(s.o.csrf)}
+<label for="user-email">Email</label><input type="email" id="user-email" name="email" required maxlength="320" autocomplete="off" value="${o.userEmail ?? ''}">
+<label for="user-password">Password (at least 10 characters, not a common one)</label><input type="password" id="user-password" name="password" required maxlength="200" autocomplete="new-password">
+<label for="user-role">Role</label><select id="user-role" name="role"><option value="owner">owner: everything</option><option value="developer">developer: desks, secrets, callbacks</option><option value="viewer">viewer: reads only</option></select>
+<button type="submit">Add the user</button></form></details>`
+  : ''}</section>
 <section class="card" aria-labelledby="ledger-h"><div class="page-head"><h2 id="ledger-h">${s.mode === 'sandbox' ? 'Sandbox ledger' : 'Live ledger'} (latest 100)</h2>${modeSwitch(`/office/merchants/${mer.id}`, s.mode)}</div>
 ${table(
   s.mode === 'sandbox' ? 'Sandbox ledger entries' : 'Live ledger entries',
@@ -220,9 +242,49 @@ export interface DeskDetail {
   maxUsd: string;
   key: string;
   tariffId: string | null;
+  callbacksEnabled: boolean;
 }
 
-export function deskPage(s: Shell, d: DeskDetail, audit: readonly Fn<'merchantOverview'>['audit'][number][], tariffs: readonly TariffOption[], done: string | null): Html {
+/** The desk's settings as `PATCH /admin/v1/desks/{id}` changes them; its method stays, its tariff has its own form. */
+function deskSettingsForm(o: OfficeRequest, d: DeskDetail, currencies: readonly string[]): Html {
+  const rails = CATALOGUE[d.method as keyof typeof CATALOGUE] ?? [];
+  const codes = [...new Set([...currencies, ...d.currencies])].sort();
+  const radio = (name: string, value: boolean, label: string, on: boolean) => html`<label class="check"><input type="radio" name="${name}" value="${value ? 'true' : 'false'}"${on === value ? html` checked` : ''}> ${label}</label>`;
+  return html`<form class="stack wide" method="post" action="/office/desks/${d.id}/settings" id="desk-settings">${csrfInput(o.csrf)}
+<label for="settings-name">Name</label><input type="text" id="settings-name" name="name" required maxlength="100" value="${d.name}">
+<fieldset class="checks"><legend>Enabled (the merchant's switch)</legend>${radio('enabled', true, 'On', d.enabled)}${radio('enabled', false, 'Off', d.enabled)}</fieldset>
+${rails.length ? html`<fieldset class="checks"><legend>${d.method} rails</legend>${rails.map((r) => html`<label class="check"><input type="checkbox" name="rails" value="${r.rail}"${d.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}</label>`)}</fieldset>` : ''}
+<fieldset class="checks"><legend>Currencies</legend>${codes.map((c) => html`<label class="check"><input type="checkbox" name="currencies" value="${c}"${d.currencies.includes(c) ? html` checked` : ''}> ${c}</label>`)}</fieldset>
+<div class="filters"><div><label for="settings-min">Minimum per order (USD)</label><input type="text" id="settings-min" name="minUsd" inputmode="decimal" size="10" value="${d.minUsd}"></div>
+<div><label for="settings-max">Maximum per order (USD)</label><input type="text" id="settings-max" name="maxUsd" inputmode="decimal" size="10" value="${d.maxUsd}"></div></div>
+<label for="settings-callback">Callback URL (empty: none)</label><input type="url" id="settings-callback" name="callbackUrl" maxlength="2048" value="${d.callbackUrl ?? ''}">
+<fieldset class="checks"><legend>Callbacks</legend>${radio('callbacksEnabled', true, 'Send', d.callbacksEnabled)}${radio('callbacksEnabled', false, 'Do not send', d.callbacksEnabled)}</fieldset>
+<button type="submit">Save the settings</button></form>`;
+}
+
+/** The answer to a desk's new secret: shown this once; the old one fails from now on. */
+export function deskSecretPage(s: Shell, d: { id: string; name: string; key: string }, secret: string): Html {
+  return officePage(
+    s,
+    `New secret of ${d.name}`,
+    'merchants',
+    html`<h1>New secret of desk ${d.name}</h1>
+<p class="notice ok" role="status">The old secret fails from now on. Give the new one to the merchant's developers: it is shown only now.</p>
+<section class="card"><dl class="fields"><dt>Desk id</dt><dd><code class="ident" id="desk-id" data-copy="desk id">${d.id}</code></dd>
+<dt>Key</dt><dd><code class="ident" id="desk-key" data-copy="desk key">${d.key}</code></dd>
+<dt>Secret</dt><dd><code class="ident secret" id="desk-secret" data-copy="desk secret">${secret}</code></dd></dl>
+<p><a href="/office/desks/${d.id}">Back to the desk</a></p></section>`,
+  );
+}
+
+export function deskPage(
+  s: Shell,
+  d: DeskDetail,
+  audit: readonly Fn<'merchantOverview'>['audit'][number][],
+  tariffs: readonly TariffOption[],
+  o: { done: string | null; currencies: readonly string[]; error?: string | null },
+): Html {
+  const done = o.done;
   return officePage(
     s,
     `Desk ${d.name}`,
@@ -231,11 +293,18 @@ export function deskPage(s: Shell, d: DeskDetail, audit: readonly Fn<'merchantOv
 <section class="card"><dl class="fields"><dt>Id</dt><dd>${ident(d.id, 'desk id')}</dd><dt>Key</dt><dd>${ident(d.key, 'desk key')}</dd>
 <dt>Merchant</dt><dd>${idLink(`/office/merchants/${d.merchantId}`, d.merchantId, 'merchant id')}</dd>
 <dt>Method</dt><dd>${d.method}${d.rails.length ? html` · ${d.rails.join(', ')}` : ''}</dd><dt>Currencies</dt><dd>${d.currencies.join(', ')}</dd>
-<dt>Limits (USD)</dt><dd>${d.minUsd} – ${d.maxUsd}</dd><dt>Enabled by merchant</dt><dd>${d.enabled ? 'yes' : 'no'}</dd>
+<dt>Limits per order</dt><dd>${dec0(d.minUsd) ? 'no minimum' : usd(d.minUsd)} – ${dec0(d.maxUsd) ? 'no maximum' : usd(d.maxUsd)}</dd><dt>Enabled by merchant</dt><dd>${d.enabled ? 'yes' : 'no'}</dd>
 <dt>Stopped</dt><dd>${d.stopReason !== null ? html`yes — ${d.stopReason}` : 'no'}</dd><dt>Callback URL</dt><dd class="mono">${d.callbackUrl ?? '—'}</dd>
 <dt>Tariff</dt><dd>${isAdmin(s.o) ? deskTariffForm(s.o, d, tariffs, 'desk') : tariffName(tariffs, d.tariffId)}</dd></dl>
 ${isAdmin(s.o) ? html`<div class="actions">${d.stopReason !== null ? action(s.o, `/office/desks/${d.id}/resume`, 'Resume', { kind: 'secondary' }) : reasonAction(s.o, `/office/desks/${d.id}/stop`, 'Stop the desk', 'reason', 'Reason for the stop (shown to the merchant as SHOP_STOPPED)', 'stop-reason')}</div>` : ''}
 <p><a href="${href('/office/orders', { deskId: d.id }, s.mode)}">Orders of this desk</a></p></section>
+${isAdmin(s.o)
+  ? html`<section class="card" aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
+${o.error ? html`<p class="notice bad" role="alert">${o.error}</p>` : ''}
+${deskSettingsForm(s.o, d, o.currencies)}
+<h3 class="section">Secret</h3><p class="muted">A new secret is shown once; the old one fails at once.</p>
+${action(s.o, `/office/desks/${d.id}/secret`, 'Issue a new secret', { kind: 'danger' })}</section>`
+  : ''}
 ${auditSection(audit, d.id)}`,
   );
 }

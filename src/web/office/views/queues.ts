@@ -13,6 +13,7 @@ export function reviewQueuePage(s: Shell, rows: Fn<'reviewQueue'>, done: string 
     'review',
     html`<h1>Merchants to review</h1>${notice(done)}
 <p class="muted">The longest waiting first. Approving opens live providers to the merchant.</p>
+<p class="list-tools"><a class="button secondary" href="/office/queues/review.csv" download>Export CSV</a></p>
 ${table(
   'Merchants under review',
   ['Merchant', 'Waiting since', 'Sandbox activity', { label: '', kind: 'action' }],
@@ -61,6 +62,7 @@ export function payedQueuePage(s: Shell, rows: Fn<'payedQueue'>, done: string | 
     'payed',
     html`<h1>Payments to confirm</h1>${notice(done)}
 <p class="muted">Pool orders the payer reported paid, the oldest report first. Confirm once the money is on the platform's account.</p>
+<p class="list-tools"><a class="button secondary" href="/office/queues/payed.csv" download>Export CSV</a></p>
 ${ordersTable(s, 'Pool orders awaiting confirmation', rows, 'No payment waits for confirmation.', admin ? (o) => action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm', { fields: html`<input type="hidden" name="from" value="payed">` }) : undefined)}`,
   );
 }
@@ -73,6 +75,7 @@ export function reconcileQueuePage(s: Shell, rows: Fn<'reconcileQueue'>, done: s
     'reconcile',
     html`<h1>Cancelled orders to reconcile</h1>${notice(done)}
 <p class="muted">Live orders that were cancelled although a payment reference came for them, the oldest first. Confirm when the money did arrive: the order completes and the merchant is credited.</p>
+<p class="list-tools"><a class="button secondary" href="/office/queues/reconcile.csv" download>Export CSV</a></p>
 ${ordersTable(s, 'Cancelled orders with a payment reference', rows, 'Nothing to reconcile.', admin ? (o) => action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm', { fields: html`<input type="hidden" name="from" value="reconcile">` }) : undefined)}`,
   );
 }
@@ -84,6 +87,7 @@ export function callbackQueuePage(s: Shell, rows: Fn<'callbackQueue'>): Html {
     'callbacks',
     html`<h1>Failing callback endpoints</h1>
 <p class="muted">Endpoints with failed or retrying events in the last 7 days, the most failing first.</p>
+<p class="list-tools"><a class="button secondary" href="/office/queues/callbacks.csv" download>Export CSV</a></p>
 ${table(
   'Failing callback endpoints',
   ['Desk, merchant', { label: 'Endpoint', kind: 'wrap' }, { label: 'Failed', kind: 'num' }, { label: 'Retrying', kind: 'num' }, 'Last event', { label: 'Last error', kind: 'wrap' }],

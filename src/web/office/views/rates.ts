@@ -12,6 +12,7 @@ export function ratesPage(s: Shell, r: Fn<'ratesOverview'>, done: string | null,
     'rates',
     html`<h1>Currencies and rates</h1>${notice(done)}
 <p class="muted">Rates in force before spread: a manual rate takes precedence over the market source until removed. A market rate older than ${maxAgeSeconds} s is not used.</p>
+<p class="list-tools"><a class="button secondary" href="/office/rates.csv" download>Export CSV</a></p>
 ${table(
   'Rates',
   ['Currency', 'Enabled, spread', { label: 'In force', kind: 'num' }, 'Market (source, age)', { label: 'Last jump refusal', kind: 'wrap' }, 'Manual'],
