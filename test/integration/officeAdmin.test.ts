@@ -389,6 +389,14 @@ describe('sandbox and live apart', () => {
     expect(page.body).not.toMatch(/id="sandbox-money"><data class="money" value="0\.00000000"/);
   });
 
+  it('marks a live order paid with the payer reference the provider gave', async () => {
+    const o = json(await signed(h, liveDesk, '/gw/v1/orders', { body: JSON.stringify({ amount: 2222, rail: 'Sbp' }) })).result;
+    await a.get(`/office/orders/${o.id}`);
+    expect((await a.post(`/office/orders/${o.id}/report-payment`, [['payerReference', 'UTR555000111']])).headers.location).toBe(`/office/orders/${o.id}?done=reported`);
+    expect(json(await admin(h.app, 'GET', `/orders/${o.id}`)).result).toMatchObject({ status: 'Payed', payerReference: 'UTR555000111' });
+    expect((await a.get('/office/orders?q=UTR555000111')).body).toContain(o.id);
+  });
+
   it('orders are found by every field an operator searches by', async () => {
     const o = json(await admin(h.app, 'GET', `/orders/${liveOrder}`)).result;
     const finds = async (qs: string) => (await a.get(`/office/orders?${qs}`)).body.includes(liveOrder);

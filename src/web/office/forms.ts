@@ -15,6 +15,7 @@ import {
   PatchTariffBody,
   PutCurrencyBody,
   PutRateBody,
+  ReportPaymentBody,
   ReverseBody,
   StopDeskBody,
   TariffBand,
@@ -108,3 +109,6 @@ export const MerchantNameForm = sessionForm(fieldsFrom(PatchMerchantBody, ['name
 export const NewUserForm = sessionForm(fieldsFrom(CreateUserBody, ['email', 'password', 'role']));
 /** `POST /office/desks/{id}/settings`: what `PATCH /admin/v1/desks/{id}` changes but the tariff (its own form) and the method (for life). */
 export const DeskSettingsForm = sessionForm(fieldsFrom(PatchDeskBody, ['name', 'enabled', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));
+
+/** `POST /office/orders/{id}/report-payment`: the payer's reference (a UTR) when the provider gave one. */
+export const ReportPaymentForm = sessionForm(fieldsFrom(ReportPaymentBody, ['payerReference']));

@@ -86,7 +86,7 @@ export function orderRoutes(app: FastifyInstance, { ctx, page, act, objectAction
   const orderBack = (done: string) => (id: string) => `/office/orders/${id}?done=${done}`;
   objectAction('/office/orders/:id/confirm', 'order.confirm', forms.ConfirmForm, (c, id) => actions.confirmPayment(c, id), (id, f) => queueBack(f.from, 'confirmed') ?? orderBack('confirmed')(id));
   objectAction('/office/orders/:id/reject', 'order.reject', ButtonForm, (c, id) => actions.rejectOrder(c, id), orderBack('rejected'));
-  objectAction('/office/orders/:id/report-payment', 'order.reportPayment', ButtonForm, (c, id) => actions.reportPayment(c, id, null), orderBack('reported'));
+  objectAction('/office/orders/:id/report-payment', 'order.reportPayment', forms.ReportPaymentForm, (c, id, f) => actions.reportPayment(c, id, str(f.payerReference, 255) || null), orderBack('reported'));
   objectAction('/office/orders/:id/simulate-payment', 'order.simulatePayment', ButtonForm, (c, id) => actions.simulatePayment(c, {}, id), orderBack('simulated'));
   objectAction('/office/orders/:id/reverse', 'order.reverse', forms.ReverseForm, (c, id, f) => actions.reverseOrder(c, id, str(f.reason, 500)), orderBack('reversed'), (f) =>
     str(f.reason, 500) ? null : 'Reason: say why the order is reversed',

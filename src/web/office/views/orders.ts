@@ -6,6 +6,7 @@ import { html, type Html, type Interpolation } from '../../html.js';
 import {
   action,
   auditSection,
+  csrfInput,
   href,
   ident,
   idLink,
@@ -114,7 +115,10 @@ ${note ? html`<p class="notice ${note.kind}" role="${note.kind === 'ok' ? 'statu
 <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
 <div class="actions">${action(s.o, `/office/orders/${o.id}/resend`, 'Resend callback', { kind: 'secondary' })}
 ${admin && o.sandbox && can(['Created']) ? action(s.o, `/office/orders/${o.id}/simulate-payment`, 'Simulate payment', { kind: 'secondary' }) : ''}
-${admin && !o.sandbox && can(['Created']) ? action(s.o, `/office/orders/${o.id}/report-payment`, 'Mark paid (Payed)', { kind: 'secondary' }) : ''}
+${admin && !o.sandbox && can(['Created'])
+  ? html`<form class="reason-form" method="post" action="/office/orders/${o.id}/report-payment">${csrfInput(s.o.csrf)}<label for="payer-reference">Payer reference (UTR), if the provider gave one</label>
+<input type="text" id="payer-reference" name="payerReference" maxlength="255"><button type="submit" class="secondary">Mark paid (Payed)</button></form>`
+  : ''}
 ${admin && can(['Created', 'Payed', 'Canceled', 'Dispute']) ? action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm payment') : ''}
 ${admin && can(['Created', 'Payed']) ? action(s.o, `/office/orders/${o.id}/reject`, 'Reject', { kind: 'danger' }) : ''}</div>
 ${admin && o.status === 'Completed' ? reasonAction(s.o, `/office/orders/${o.id}/reverse`, 'Reverse', 'reason', 'Reason for the reversal', 'reverse-reason') : ''}
