@@ -12,7 +12,7 @@ import { eventBody } from './orderViews.js';
 export async function emitEvent(q: Queryable, ctx: Ctx, order: OrderRow, event: EventKind): Promise<string> {
   const at = ctx.clock.now();
   const id = newId('evt');
-  await insertEvent(q, { id, orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at) });
+  await insertEvent(q, { id, orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at), sandbox: order.sandbox });
   return id;
 }
 

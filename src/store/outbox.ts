@@ -23,14 +23,14 @@ export function receiverOf(url: string | null): string | null {
  */
 export async function insertEvent(
   q: Queryable,
-  e: { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date },
+  e: { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date; sandbox: boolean },
 ): Promise<void> {
   await q.query(
     `WITH ins AS (
-       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $8, 'pending', 0, $7, $7) RETURNING id)
+       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, sandbox)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, 'pending', 0, $7, $7, $9) RETURNING id)
      SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ins`,
-    [e.id, e.orderId, e.deskId, e.event, e.body, e.url, e.at, receiverOf(e.url)],
+    [e.id, e.orderId, e.deskId, e.event, e.body, e.url, e.at, receiverOf(e.url), e.sandbox],
   );
 }
 
@@ -50,13 +50,15 @@ export interface OutboxRow {
   locked_at: Date | null;
   created_at: Date;
   finished_at: Date | null;
+  /** The order's sandbox flag (migration 0015); null for events written before it. */
+  sandbox?: boolean | null;
 }
 
 /**
  * The columns of an event, named: the archive (outbox_events_archive, migration 0012) has the same
  * ones, and the readers below take an event from either table.
  */
-const EVENT_COLUMNS = `id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at`;
+const EVENT_COLUMNS = `id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at, sandbox`;
 const ATTEMPT_COLUMNS = `id, event_id, order_id, attempt, outcome, http_code, response, error, at`;
 const ATTEMPT_OF_A = `a.${ATTEMPT_COLUMNS.replaceAll(', ', ', a.')}`;
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { claimDueEvents, finishAttempts } from '../../src/store/outbox.js';
 import { maintainOnce, orderStatsWorker, retentionWorker } from '../../src/workers/maintenance.js';
-import { conversionByMethod, ordersByStatus, providerDailyOutcomes, turnoverSince } from '../../src/store/office.js';
+import { callbackStates, conversionByMethod, ordersByStatus, providerDailyOutcomes, turnoverSince } from '../../src/store/office.js';
 
 /*
  * Retention of callback history (spec/scale.md, "Keeping it that way") and the dashboard's order
@@ -151,5 +151,9 @@ describe("the dashboard's order rollup", { timeout: 120_000 }, () => {
     const now = h.clock.now();
     const t = await turnoverSince(h.ctx.db, new Date(Math.floor(now / DAY) * DAY), new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1)));
     expect(t).toEqual([{ sandbox: true, today: '16.33986928', month: expect.any(String), today_count: '1', month_count: '6' }]);
+    // Callbacks of the day by mode, from each event's own flag.
+    const day = new Date(now - DAY);
+    expect((await callbackStates(h.ctx.db, day, true)).map((c) => [c.state, Number(c.n)])).toEqual([['pending', 1]]);
+    expect(await callbackStates(h.ctx.db, day, false)).toEqual([]);
   });
 });

@@ -615,7 +615,7 @@ WITH a AS MATERIALIZED (
              CASE WHEN y.at >= ${retention.before} OR ${d.h('y.ek', 30)} % 1000 < 3 THEN 0 WHEN ${retention.archive} THEN 1 ELSE 2 END AS place
         FROM (
           SELECT p.i * 4 + x.k AS ek, p.id AS order_id, p.desk_id, x.ev, x.st, ${momentOf('x.at')} AS at,
-                 p.order_ref, p.amount, p.currency, p.settled, p.rate, p.method, p.rail, p.url
+                 p.order_ref, p.amount, p.currency, p.settled, p.rate, p.method, p.rail, p.url, p.sandbox
             FROM _v_paths p
             JOIN (VALUES
               ${valuesOf(EVENTS)}
@@ -626,7 +626,7 @@ WITH a AS MATERIALIZED (
 ${(['outbox_events', 'outbox_events_archive'] as const)
   .map(
     (table, k) => `${table === 'outbox_events' ? 'hot' : 'archived'} AS (
-  INSERT INTO ${table} (id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at)
+  INSERT INTO ${table} (id, seq, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, locked_by, locked_at, created_at, finished_at, sandbox)
   SELECT a.event_id, a.seq, a.order_id, a.desk_id, a.ev,
          '{"event":"' || a.ev || '","id":"' || a.order_id || '","orderRef":' || coalesce(to_json(a.order_ref)::text, 'null')
            || ',"status":"' || a.st || '","amount":{"value":"' || a.amount::text || '","currency":"' || a.currency
@@ -635,7 +635,7 @@ ${(['outbox_events', 'outbox_events_archive'] as const)
            || ',"occurredAt":"' || ${iso('a.at')} || '"}',
          a.url, lower(substring(a.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^:/?#]*)')),
          a.final, a.n, NULL, NULL, NULL, ${tsOf('a.at')},
-         ${tsOf('CASE a.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')}
+         ${tsOf('CASE a.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')}, a.sandbox
     FROM a WHERE a.place = ${k}
 ),`,
   )
