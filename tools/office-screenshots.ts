@@ -20,11 +20,15 @@ try {
     ['appeals', '/office/queues/appeals'],
     ['merchant', `/office/merchants/${seed.shop.merchantId}`],
     ['providers', '/office/providers'],
+    ['orders', '/office/orders'],
+    ['tariffs', '/office/tariffs'],
   ];
   for (const [name, path] of shots) {
     await page.goto(`${h.origin}${path}`);
     for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
       await page.setViewportSize(viewport);
+      // On a phone, a page with a list is shown at its list (one card per row), below the navigation and filters.
+      if (label === 'phone' && (await page.locator('.rtable').count()) > 0) await page.locator('.rtable').first().evaluate((el) => el.scrollIntoView());
       await page.screenshot({ path: `docs/screenshots/office-${name}-${label}.png`, fullPage: label === 'desktop' });
     }
     await page.setViewportSize(DESKTOP);

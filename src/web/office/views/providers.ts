@@ -180,6 +180,8 @@ export function providerPage(s: Shell, h: Fn<'providerHealth'>, done: string | n
 <section class="card">${providerSummary(s, p)}</section>
 <section class="card" aria-labelledby="rate-h"><h2 id="rate-h">Success rate over time</h2>
 ${successChart('chart-provider-days', p.name, h.series)}</section>
+${p.kind === 'pool' ? html`<section class="card" aria-labelledby="pool-h"><h2 id="pool-h">Requisites and reconciliation</h2>
+<p>The pool's requisites, the money they received, its unmatched credits, statement uploads and day reports: <a href="/office/pools/${p.id}">open the pool</a>.</p></section>` : ''}
 <section class="card" aria-labelledby="methods-h"><h2 id="methods-h">What it serves</h2>
 ${typeof p.capabilities === 'string'
   ? html`<p>Every method and rail (sandbox).</p>`
