@@ -138,6 +138,7 @@ describe.skipIf(!hasChromium)('back office in Chromium', () => {
         ['queues-review', '/office/queues/review', ['Merchants under review']],
         ['queues-reconcile', '/office/queues/reconcile', []],
         ['queues-callbacks', '/office/queues/callbacks', []],
+        ['two-factor', '/office/two-factor?setup=1', []],
       ];
       for (const [name, path, tables] of pages) {
         await page.goto(`${h.origin}${path}`);
@@ -215,6 +216,18 @@ describe.skipIf(!hasChromium)('back office in Chromium', () => {
       await context.close();
     }
   }, 300_000);
+
+  it('the sign-in page passes the same checks as every other page', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const page = await context.newPage();
+      const seen = watch(page);
+      await page.goto(`${h.origin}/office/sign-in`);
+      await pageChecks(page, seen, 'sign-in');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 
   it('a support operator sees no approve button and posting approve answers 403', async () => {
     const { context, page } = await signIn('sam@paygate.example');

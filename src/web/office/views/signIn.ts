@@ -36,7 +36,7 @@ ${e.required ? html`<p class="notice warn">Operators sign in with a second facto
 <ol class="steps">
 <li>Scan this code with an authenticator app (any TOTP app), or type the secret.
 <div class="qr">${rawSvg(e.qrSvg)}</div>
-<p>Secret: <code class="secret" id="totp-secret">${e.secret}</code></p></li>
+<p>Secret: <code class="secret ident" data-copy="authenticator secret" id="totp-secret">${e.secret}</code></p></li>
 <li>Enter the 6-digit code the app shows.</li>
 </ol>
 ${e.error ? html`<p class="notice bad" role="alert" id="enrol-error">${e.error}</p>` : ''}
