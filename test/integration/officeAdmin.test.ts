@@ -45,7 +45,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const bands = (rows: [string, string, string][]) => rows.flatMap(([from, to, rate], i) => [[`fromUsd${i + 1}`, from], [`toUsd${i + 1}`, to], [`ratePercent${i + 1}`, rate]] as [string, string][]);
+/** The first band under the API's names, the next ones numbered (`fromUsd2`, …), as the page's form. */
+const bands = (rows: [string, string, string][]) => rows.flatMap(([from, to, rate], i) => {
+  const n = i === 0 ? '' : String(i + 1);
+  return [[`fromUsd${n}`, from], [`toUsd${n}`, to], [`ratePercent${n}`, rate]] as [string, string][];
+});
 
 describe('tariffs', () => {
   it('an admin creates a tariff with bands, edits them, and makes it the default, each audited', async () => {
@@ -102,9 +106,9 @@ describe('providers', () => {
       ['name', 'Office pool'],
       ['kind', 'pool'],
       ['priority', '20'],
-      ['method1', 'Classic'],
-      ['rail1', 'Sbp'],
-      ['currency1', 'RUB'],
+      ['method', 'Classic'],
+      ['rail', 'Sbp'],
+      ['currency', 'RUB'],
       ['method2', 'CrossBorder'],
       ['rail2', 'Upi'],
       ['currency2', 'inr'],
@@ -141,20 +145,20 @@ describe('providers', () => {
 
   it('an http provider needs its base URL, key and secret; a refusal shows the form again', async () => {
     await a.get('/office/providers');
-    const missing = await a.post('/office/providers', [['name', 'Acquirer'], ['kind', 'http'], ['method1', 'Classic'], ['rail1', 'C2c'], ['currency1', 'RUB']]);
+    const missing = await a.post('/office/providers', [['name', 'Acquirer'], ['kind', 'http'], ['method', 'Classic'], ['rail', 'C2c'], ['currency', 'RUB']]);
     expect(missing.statusCode).toBe(400);
     expect(missing.body).toContain('baseUrl');
     expect(missing.body).toContain('value="Acquirer"');
-    const badRail = await a.post('/office/providers', [['name', 'Acquirer'], ['kind', 'http'], ['method1', 'Classic'], ['rail1', 'Upi'], ['currency1', 'RUB']]);
+    const badRail = await a.post('/office/providers', [['name', 'Acquirer'], ['kind', 'http'], ['method', 'Classic'], ['rail', 'Upi'], ['currency', 'RUB']]);
     expect(badRail.statusCode).toBe(400);
     expect(badRail.body).toContain('Capability 1, rail');
     const ok = await a.post('/office/providers', [
       ['name', 'Acquirer'],
       ['kind', 'http'],
       ['priority', '50'],
-      ['method1', 'Classic'],
-      ['rail1', 'C2c'],
-      ['currency1', 'RUB'],
+      ['method', 'Classic'],
+      ['rail', 'C2c'],
+      ['currency', 'RUB'],
       ['baseUrl', 'https://acquirer.example/api'],
       ['key', 'acq-key-1'],
       ['secret', 'acq-secret-0123456789'],
@@ -170,7 +174,7 @@ describe('providers', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('action="/office/providers"');
     const provider = json(await admin(h.app, 'GET', '/providers')).result[0].id as string;
-    expect((await s.post('/office/providers', [['name', 'X'], ['kind', 'pool'], ['method1', 'Classic'], ['rail1', 'Sbp'], ['currency1', 'RUB']])).statusCode).toBe(403);
+    expect((await s.post('/office/providers', [['name', 'X'], ['kind', 'pool'], ['method', 'Classic'], ['rail', 'Sbp'], ['currency', 'RUB']])).statusCode).toBe(403);
     expect((await s.post(`/office/providers/${provider}/secret`)).statusCode).toBe(403);
   });
 });

@@ -51,14 +51,18 @@ export const CapForm = sessionForm(fieldsFrom(CreateLimitBody, ['scope', 'scopeI
 // ---- forms of what the operator API sets: tariffs, providers, operators, a merchant's desks
 
 /**
- * Fields repeated per row (a tariff's bands, a provider's capabilities): `fromUsd1`, `toUsd1`, …,
- * each with the API's own shape for that field. A row left empty is no row; a form has room for
- * `n` rows, more than any tariff or provider has needed.
+ * Fields repeated per row (a tariff's bands, a provider's capabilities), each with the API's own
+ * shape for that field: the first row under the API's names (`fromUsd`, `toUsd`, `ratePercent`), so
+ * a one-band tariff posts just those, the next ones numbered (`fromUsd2`, …). A row left empty is
+ * no row; a form has room for `n` rows, more than any tariff or provider has needed.
  */
 type Field = TOptional<TUnsafe<string>>;
+
+/** The name of a row's field: the API's name on the first row, numbered on the next ones. */
+export const rowField = (name: string, row: number) => (row === 1 ? name : `${name}${row}`);
 function rows(fields: Record<string, Field>, n: number): Record<string, Field> {
   const out: Record<string, Field> = {};
-  for (let i = 1; i <= n; i++) for (const [name, schema] of Object.entries(fields)) out[`${name}${i}`] = schema;
+  for (let i = 1; i <= n; i++) for (const [name, schema] of Object.entries(fields)) out[rowField(name, i)] = schema;
   return out;
 }
 

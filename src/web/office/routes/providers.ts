@@ -14,14 +14,15 @@ type ProviderForm = Static<typeof forms.ProviderForm>;
 const CAP_FIELD: Record<string, string> = { method: 'method', rail: 'rail', currency: 'currency', min: 'min', max: 'max' };
 
 /** A row field's name in the schema's words (`currency2: …`) as the page numbers it. */
-const rowField = (detail: string) => detail.replace(/^(method|rail|currency|min|max)(\d+)/, (_m, k: string, n: string) => `Capability ${n}, ${CAP_FIELD[k] ?? k}`);
+const rowField = (detail: string) => detail.replace(/^(method|rail|currency|min|max)(\d*)/, (_m, k: string, n: string) => `Capability ${n || 1}, ${CAP_FIELD[k] ?? k}`);
 
 /** The form as typed, the capability rows with anything in them. */
 function providerValues(f: ProviderForm): ProviderFormValues {
   const cells = f as Record<string, string | undefined>;
   const capabilities: ProviderFormValues['capabilities'] = [];
   for (let i = 1; i <= forms.CAPABILITY_ROWS; i++) {
-    const c = { method: cells[`method${i}`] ?? '', rail: cells[`rail${i}`] ?? '', currency: (cells[`currency${i}`] ?? '').toUpperCase(), min: cells[`min${i}`] ?? '', max: cells[`max${i}`] ?? '' };
+    const cell = (name: string) => cells[forms.rowField(name, i)] ?? '';
+    const c = { method: cell('method'), rail: cell('rail'), currency: cell('currency').toUpperCase(), min: cell('min'), max: cell('max') };
     if (c.method || c.rail || c.currency || c.min || c.max) capabilities.push(c);
   }
   const requisite: Record<string, string> = {};

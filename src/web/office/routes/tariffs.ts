@@ -18,7 +18,8 @@ function tariffValues(f: TariffForm): TariffFormValues {
   const cells = f as Record<string, string | undefined>;
   const bands: TariffFormValues['bands'] = [];
   for (let i = 1; i <= forms.TARIFF_ROWS; i++) {
-    const band = { fromUsd: cells[`fromUsd${i}`] ?? '', toUsd: cells[`toUsd${i}`] ?? '', ratePercent: cells[`ratePercent${i}`] ?? '' };
+    const cell = (name: string) => cells[forms.rowField(name, i)] ?? '';
+    const band = { fromUsd: cell('fromUsd'), toUsd: cell('toUsd'), ratePercent: cell('ratePercent') };
     if (band.fromUsd || band.toUsd || band.ratePercent) bands.push(band);
   }
   return { name: f.name?.trim() ?? '', bands, default: f.default === 'true' };
@@ -43,7 +44,7 @@ function bandsOf(v: TariffFormValues) {
 const BAND_FIELD: Record<string, string> = { fromUsd: 'from', toUsd: 'to', ratePercent: 'fee' };
 
 /** A row field's name in the schema's words (`fromUsd2: …`) as the page numbers it. */
-const rowField = (detail: string) => detail.replace(/^(fromUsd|toUsd|ratePercent)(\d+)/, (_m, k: string, n: string) => `Band ${n}, ${BAND_FIELD[k] ?? k}`);
+const rowField = (detail: string) => detail.replace(/^(fromUsd|toUsd|ratePercent)(\d*)/, (_m, k: string, n: string) => `Band ${n || 1}, ${BAND_FIELD[k] ?? k}`);
 
 /** One line of the tariffs export: a tariff and one of its bands (none for a tariff without bands). */
 interface TariffLine {
