@@ -17,7 +17,7 @@ try {
   await page.waitForURL(`${h.origin}/office`);
   const shots: [string, string][] = [
     ['dashboard', '/office'],
-    ['appeals', '/office/queues/appeals'],
+    ['appeals', '/office/queues/appeals?mode=sandbox'],
     ['merchant', `/office/merchants/${seed.shop.merchantId}`],
     ['providers', '/office/providers'],
     ['orders', '/office/orders'],

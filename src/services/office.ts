@@ -10,7 +10,7 @@ import type { OperatorRow } from '../store/accounts.js';
 import * as office from '../store/office.js';
 import { orderSeq } from '../store/orders.js';
 import { listOrderEvents } from '../store/outbox.js';
-import { getAppealForReview, listAppealsForReview, reviewView } from './appeals.js';
+import { getAppealForReview, reviewView } from './appeals.js';
 import { auditView, listAudit } from './audit.js';
 import { userView } from './accounts.js';
 import { liveCoverageWarnings, listCurrencyViews, listDeskViews, listRateViews, merchantWithBalanceView, tariffView } from './operator.js';
@@ -51,11 +51,15 @@ export async function reviewQueue(ctx: Ctx) {
   }));
 }
 
-/** Open appeals, the nearest SLA first, each saying whether a receipt file came with it. */
-export async function appealQueue(ctx: Ctx, after?: string) {
-  const page = await listAppealsForReview(ctx, { status: 'Open', after, limit: QUEUE_ROWS });
+/** Open appeals of live (or sandbox) orders, the nearest SLA first, each saying whether a receipt file came with it. */
+export async function appealQueue(ctx: Ctx, after?: string, sandbox = false) {
+  if (after && !(await office.appealExists(ctx.db, after))) throw new AppError('VALIDATION_ERROR', 'after: unknown appeal id');
+  const now = ctx.clock.now();
+  const [rows, elsewhere] = await Promise.all([office.openAppealsOfMode(ctx.db, { sandbox, afterId: after, limit: QUEUE_ROWS + 1 }), office.openAppealCount(ctx.db, !sandbox)]);
+  const page = pageOf(rows, QUEUE_ROWS, (r) => reviewView(r, now), (r) => r.id);
   const receipts = await office.appealsWithReceipt(ctx.db, page.items.map((a) => a.id));
-  return { ...page, items: page.items.map((a) => ({ ...a, hasReceipt: receipts.has(a.id) })) };
+  // The other mode's open appeals are counted, so none waits unseen behind the switch.
+  return { ...page, items: page.items.map((a) => ({ ...a, hasReceipt: receipts.has(a.id) })), elsewhere };
 }
 
 export async function payedQueue(ctx: Ctx) {

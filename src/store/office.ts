@@ -483,3 +483,22 @@ export async function ledgerOfMode(q: Queryable, merchantId: string, sandbox: bo
   );
   return rows;
 }
+
+/** Open appeals of live (or sandbox) orders, the nearest decision target first, after the cursor appeal. */
+export async function openAppealsOfMode(q: Queryable, f: { sandbox: boolean; afterId?: string; limit: number }): Promise<ReviewRow[]> {
+  const after = f.afterId ? sql` AND (a.sla_due_at, a.id) > (SELECT c.sla_due_at, c.id FROM appeals c WHERE c.id = ${f.afterId})` : sql``;
+  const { rows } = await query<ReviewRow>(
+    q,
+    sql`SELECT a.*, o.order_ref, o.status AS order_status, o.amount AS order_amount, o.currency AS order_currency,
+          o.rate AS order_rate, o.settled_amount AS order_settled_amount
+        FROM appeals a JOIN orders o ON o.id = a.order_id
+        WHERE a.status = 'Open' AND o.sandbox = ${f.sandbox}${after} ORDER BY a.sla_due_at, a.id LIMIT ${f.limit}`,
+  );
+  return rows;
+}
+
+/** How many appeals of live (or sandbox) orders are open. */
+export async function openAppealCount(q: Queryable, sandbox: boolean): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM appeals a JOIN orders o ON o.id = a.order_id WHERE a.status = 'Open' AND o.sandbox = $1`, [sandbox]);
+  return rows[0]!.n;
+}

@@ -393,6 +393,25 @@ describe('sandbox and live apart', () => {
     expect(page.body).not.toMatch(/id="sandbox-money"><data class="money" value="0\.00000000"/);
   });
 
+  it('the open-appeals queue shows one mode, counts the other, and a decision goes back to the same mode', async () => {
+    const o = json(await signed(h, liveDesk, '/gw/v1/orders', { body: JSON.stringify({ amount: 3333, rail: 'Sbp' }) })).result;
+    await signed(h, liveDesk, `/gw/v1/orders/${o.id}/cancel`, { body: '{}' });
+    const appeal = json(await signed(h, liveDesk, '/gw/v1/appeals', { body: JSON.stringify({ orderId: o.id, reason: 'paid' }) })).result;
+    const live = await a.get('/office/queues/appeals');
+    expect(live.body).toContain(appeal.id);
+    const sandbox = await a.get('/office/queues/appeals?mode=sandbox');
+    expect(sandbox.body).not.toContain(appeal.id);
+    expect(sandbox.body).toMatch(/1 open appeal of live orders/);
+    const sandboxAppeal = json(await signed(h, sandboxDesk, '/gw/v1/appeals', { body: JSON.stringify({ orderId: (await (async () => {
+      const x = json(await signed(h, sandboxDesk, '/gw/v1/orders', { body: JSON.stringify({ amount: 1111, rail: 'Sbp' }) })).result;
+      await signed(h, sandboxDesk, `/gw/v1/orders/${x.id}/cancel`, { body: '{}' });
+      return x.id as string;
+    })()), reason: 'paid' }) })).result;
+    expect((await a.get('/office/queues/appeals?mode=sandbox')).body).toContain(`action="/office/appeals/${sandboxAppeal.id}/accept?mode=sandbox"`);
+    const decided = await a.post(`/office/appeals/${sandboxAppeal.id}/reject?mode=sandbox`, [['comment', 'no payment seen']]);
+    expect(decided.headers.location).toBe('/office/queues/appeals?done=rejected&mode=sandbox');
+  });
+
   it('marks a live order paid with the payer reference the provider gave', async () => {
     const o = json(await signed(h, liveDesk, '/gw/v1/orders', { body: JSON.stringify({ amount: 2222, rail: 'Sbp' }) })).result;
     await a.get(`/office/orders/${o.id}`);

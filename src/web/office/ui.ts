@@ -152,7 +152,7 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
 <nav class="side" aria-label="Back office">
 <ul>${link(kept('/office'), 'home', 'Dashboard')}</ul>
 <h2 class="nav-head">Queues</h2>
-<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link('/office/queues/appeals', 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
+<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link(kept('/office/queues/appeals'), 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
 <h2 class="nav-head">Objects</h2>
 <ul>${link(kept('/office/merchants'), 'merchants', 'Merchants')}${link(kept('/office/orders'), 'orders', 'Orders')}${link(kept('/office/appeals'), 'appeal-list', 'Appeals')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/operators', 'operators', 'Operators')}${link('/office/audit', 'audit', 'Audit trail')}${added('objects')}</ul>
 </nav>

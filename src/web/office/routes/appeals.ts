@@ -9,6 +9,7 @@ import * as forms from '../forms.js';
 import { sendCsv, type CsvColumn } from '../csv.js';
 import { modeOf, param, query, str, type Kit } from '../kit.js';
 import { appealPage, appealsListPage } from '../views/appeals.js';
+import { href } from '../ui.js';
 
 const appealFilters = (req: FastifyRequest) => ({ status: str(query(req).status, 20), merchantId: str(query(req).merchantId, 64) });
 
@@ -60,7 +61,7 @@ export function appealRoutes(app: FastifyInstance, { ctx, page, act }: Kit): voi
       const id = param(req, 'id');
       const comment = str(formOf(req, forms.AppealDecisionForm).comment, 2000);
       await act(req, `appeal.${verb}`, id, (c) => decide(c, id, comment || null));
-      return seeOther(reply, `/office/queues/appeals?done=${verb === 'accept' ? 'accepted' : 'rejected'}`);
+      return seeOther(reply, href('/office/queues/appeals', { done: verb === 'accept' ? 'accepted' : 'rejected' }, modeOf(req)));
     });
   }
 }

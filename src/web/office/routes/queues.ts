@@ -40,7 +40,7 @@ export function queueRoutes(app: FastifyInstance, { ctx, page }: Kit): void {
     return page(req, reply, (s) => reviewQueuePage(s, rows, doneOf(req)));
   });
   app.get('/office/queues/appeals', async (req, reply) => {
-    const rows = await office.appealQueue(ctx, str(query(req).after, 64) || undefined);
+    const rows = await office.appealQueue(ctx, str(query(req).after, 64) || undefined, modeOf(req) === 'sandbox');
     return page(req, reply, (s) => appealQueuePage(s, rows, doneOf(req)));
   });
   app.get('/office/queues/payed', async (req, reply) => {

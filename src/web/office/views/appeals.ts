@@ -1,7 +1,7 @@
 import { APPEAL_STATUSES } from '../../../domain/appealGuard.js';
 import { html, type Html } from '../../html.js';
 import type { OfficeRequest } from '../session.js';
-import { auditSection, csrfInput, href, ident, idLink, modeInput, modeSwitch, money, officePage, statusBadge, table, usd, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
+import { auditSection, csrfInput, href, ident, idLink, modeInput, modeSwitch, money, officePage, statusBadge, table, usd, utc, type AuditItem, type Fn, type Mode, type Shell } from '../ui.js';
 
 /** Every appeal of one mode with its filters, one appeal, its decision form and its evidence (the open-appeals queue shows the same pieces). */
 
@@ -54,17 +54,18 @@ export function appealPage(s: Shell, a: AppealItem, audit: readonly AuditItem[])
 <dt>Amount</dt><dd>${usd(a.amount.value)}</dd><dt>Decide by</dt><dd>${utc(a.slaDueAt)}</dd><dt>Reason</dt><dd>${a.reason ?? '—'}</dd>
 <dt>Evidence</dt><dd>${evidence(a)}</dd>
 <dt>Comment</dt><dd>${a.comment ?? '—'}</dd><dt>Resolved</dt><dd>${utc(a.resolvedAt)}</dd></dl>
-${a.status === 'Open' ? decideForms(s.o, a.id) : ''}</section>
+${a.status === 'Open' ? decideForms(s.o, a.id, s.mode) : ''}</section>
 ${auditSection(audit, a.id)}`,
   );
 }
 
-export function decideForms(o: OfficeRequest, id: string): Html {
-  return html`<form class="decide" method="post" action="/office/appeals/${id}/accept">${csrfInput(o.csrf)}
+/** Accept or reject with a comment; the answer goes back to the queue of the mode the operator is in. */
+export function decideForms(o: OfficeRequest, id: string, mode: Mode = 'live'): Html {
+  return html`<form class="decide" method="post" action="${href(`/office/appeals/${id}/accept`, {}, mode)}">${csrfInput(o.csrf)}
 <label for="comment-${id}">Comment (sent to the merchant)</label>
 <textarea id="comment-${id}" name="comment" rows="2" maxlength="1000"></textarea>
 <div class="actions"><button type="submit">Accept</button>
-<button type="submit" class="danger" formaction="/office/appeals/${id}/reject">Reject</button></div>
+<button type="submit" class="danger" formaction="${href(`/office/appeals/${id}/reject`, {}, mode)}">Reject</button></div>
 </form>`;
 }
 

@@ -1,5 +1,5 @@
 import { html, type Html } from '../../html.js';
-import { action, ident, idLink, isAdmin, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
+import { action, href, ident, idLink, isAdmin, modeSwitch, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
 import { decideForms, evidence } from './appeals.js';
 import { ordersTable } from './orders.js';
 
@@ -33,7 +33,8 @@ export function appealQueuePage(s: Shell, page: Fn<'appealQueue'>, done: string 
     s,
     'Open appeals',
     'appeals',
-    html`<h1>Open appeals</h1>${notice(done)}
+    html`<div class="page-head"><h1>${s.mode === 'sandbox' ? 'Open appeals of sandbox orders' : 'Open appeals'}</h1>${modeSwitch('/office/queues/appeals', s.mode)}</div>${notice(done)}
+${page.elsewhere > 0 ? html`<p class="notice warn" role="status">${page.elsewhere} open ${page.elsewhere === 1 ? 'appeal' : 'appeals'} of ${s.mode === 'live' ? 'sandbox' : 'live'} orders: <a href="${href('/office/queues/appeals', {}, s.mode === 'live' ? 'sandbox' : 'live')}">show ${page.elsewhere === 1 ? 'it' : 'them'}</a>.</p>` : ''}
 <p class="muted">The nearest decision deadline first. Accepting completes the order and credits the merchant; rejecting cancels it.</p>
 ${page.items.length === 0 ? html`<p class="muted empty">No open appeals.</p>` : ''}
 <ul class="queue">${page.items.map(
@@ -47,10 +48,10 @@ ${page.items.length === 0 ? html`<p class="muted empty">No open appeals.</p>` : 
 <dt>Reason</dt><dd>${a.reason ?? html`<span class="muted">none given</span>`}</dd>
 <dt>Evidence</dt><dd>${evidence(a)}</dd>
 </dl>
-${decideForms(s.o, a.id)}
+${decideForms(s.o, a.id, s.mode)}
 </li>`,
     )}</ul>
-${page.hasMore && page.next ? html`<p class="pager"><a href="/office/queues/appeals?after=${page.next}">Next appeals</a></p>` : ''}`,
+${page.hasMore && page.next ? html`<p class="pager"><a href="${href('/office/queues/appeals', { after: page.next }, s.mode)}">Next appeals</a></p>` : ''}`,
   );
 }
 
