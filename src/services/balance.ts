@@ -4,6 +4,7 @@ import { fmt8 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
 import { dailyTotals, listEntriesBefore, type DailyTotals } from '../store/ledger.js';
 import { getMerchant } from '../store/merchants.js';
+import { balanceOf, moneyModeOf } from './gatewayReads.js';
 
 /** Days in the balance page's chart and daily totals. */
 export const BALANCE_DAYS = 30;
@@ -16,9 +17,10 @@ export interface BalanceQuery {
 }
 
 /**
- * The cabinet's balance page: the available balance (the same figure as GET /gw/v1/balance), a
- * page of ledger entries newest first, and per-day totals of the last 30 UTC days, every day
- * present (zeros where nothing happened) so the chart has no gaps.
+ * The cabinet's balance page: the live and the sandbox balance apart, which of them
+ * GET /gw/v1/balance answers now (`mode`: sandbox until approval, live after), a page of ledger
+ * entries of both moneys newest first (each marked), and per-day totals of the last 30 UTC days of
+ * the current mode's money, every day present (zeros where nothing happened) so the chart has no gaps.
  */
 export async function merchantBalance(ctx: Ctx, merchantId: string, query: BalanceQuery) {
   if (query.before !== undefined && !/^\d{1,18}$/.test(query.before)) throw new AppError('VALIDATION_ERROR', 'before: an entry number');
@@ -26,12 +28,12 @@ export async function merchantBalance(ctx: Ctx, merchantId: string, query: Balan
   const todayStart = Math.floor(nowMs / DAY_MS) * DAY_MS;
   const from = new Date(todayStart - (BALANCE_DAYS - 1) * DAY_MS);
   const to = new Date(todayStart + DAY_MS);
-  const [merchant, rows, totals] = await Promise.all([
-    getMerchant(ctx.db, merchantId),
-    listEntriesBefore(ctx.db, merchantId, query.before ? Number(query.before) : null, query.limit + 1),
-    dailyTotals(ctx.db, merchantId, from, to),
-  ]);
+  const merchant = await getMerchant(ctx.db, merchantId);
   if (!merchant) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+  const [rows, totals] = await Promise.all([
+    listEntriesBefore(ctx.db, merchantId, query.before ? Number(query.before) : null, query.limit + 1),
+    dailyTotals(ctx.db, merchantId, moneyModeOf(merchant) === 'sandbox', from, to),
+  ]);
   const kept = rows.slice(0, query.limit);
   const byDay = new Map(totals.map((t) => [t.day, t]));
   const days: DailyTotals[] = [];
@@ -49,8 +51,9 @@ export async function merchantBalance(ctx: Ctx, merchantId: string, query: Balan
     });
   }
   return {
-    available: fmt8(merchant.balance),
-    currency: 'USD' as const,
+    ...balanceOf(merchant),
+    live: fmt8(merchant.balance),
+    sandbox: fmt8(merchant.sandbox_balance),
     entries: kept.map((e) => ({
       id: String(e.id),
       kind: e.kind,
@@ -58,6 +61,7 @@ export async function merchantBalance(ctx: Ctx, merchantId: string, query: Balan
       orderId: e.order_id,
       orderRef: e.order_ref,
       reason: e.reason,
+      sandbox: e.sandbox,
       createdAt: isoSeconds(e.created_at),
     })),
     next: rows.length > query.limit && kept.length ? String(kept[kept.length - 1]!.id) : null,

@@ -48,9 +48,23 @@ export async function ratesFor(ctx: Ctx, desk: DeskRow, filter: string | undefin
   };
 }
 
-/** The merchant's balance, shared by its desks, as read with the desk at authentication. */
+/**
+ * Which money the merchant's orders move: live once approved (an approved merchant that is
+ * blocked stays live), sandbox before. Its orders are sandbox orders exactly when it is not Active.
+ */
+export function moneyModeOf(m: Pick<MerchantRow, 'status' | 'status_before_block'>): 'live' | 'sandbox' {
+  const approved = m.status === 'Active' || (m.status === 'Blocked' && m.status_before_block === 'Active');
+  return approved ? 'live' : 'sandbox';
+}
+
+/**
+ * The merchant's balance, shared by its desks, as read with the desk at authentication: the
+ * sandbox money while the merchant is in the sandbox, the live money once approved (web.md).
+ */
 export function balanceOf(merchant: MerchantRow) {
-  return { currency: 'USD' as const, available: fmt8(merchant.balance) };
+  return moneyModeOf(merchant) === 'sandbox'
+    ? { currency: 'USD' as const, available: fmt8(merchant.sandbox_balance), mode: 'sandbox' as const }
+    : { currency: 'USD' as const, available: fmt8(merchant.balance), mode: 'live' as const };
 }
 
 /** The desk's rails as the picture lists them: the allowed rails of the method, or one null rail (D11). */

@@ -85,7 +85,7 @@ export async function callbackQueue(ctx: Ctx) {
 
 /** A merchant as the lists show it: the operator API's merchant, its live and sandbox money apart, its desk count. */
 function merchantMoneyView(m: office.MerchantMoneyRow) {
-  return { ...merchantWithBalanceView(m), money: { live: fmt8(m.live_balance), sandbox: fmt8(m.sandbox_balance) }, desks: Number(m.desk_count) };
+  return { ...merchantWithBalanceView(m), money: { live: fmt8(m.balance), sandbox: fmt8(m.sandbox_balance) }, desks: Number(m.desk_count) };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { MerchantRow } from '../store/merchants.js';
 import type { DeskRow } from '../store/desks.js';
 import { checkDeskCallbackUrl } from './callbackUrls.js';
 import { pageOf } from './paging.js';
+import { balanceOf } from './gatewayReads.js';
 import { deskWithoutLiveProvider } from '../domain/providers.js';
 import { loadProviderViews } from '../providers/catalog.js';
 
@@ -56,7 +57,7 @@ export async function createMerchant(ctx: Ctx, input: { name: string; sandbox: b
 }
 
 export function merchantWithBalanceView(m: MerchantRow) {
-  return { ...merchantView(m), balance: { currency: 'USD' as const, available: fmt8(m.balance) } };
+  return { ...merchantView(m), balance: { ...balanceOf(m), live: fmt8(m.balance), sandbox: fmt8(m.sandbox_balance) } };
 }
 
 export async function getMerchant(ctx: Ctx, id: string) {

@@ -48,7 +48,7 @@ export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: 
     creditedAmount: fmt8(fee.credited),
   }, now);
   if (!done) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
-  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: LEDGER_REASON[action], at: now });
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: LEDGER_REASON[action], sandbox: o.sandbox, at: now });
   await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox }, fmt8(o.settled_amount));
   if (o.status === 'Dispute') {
     await acceptOpenAppealOfOrder(q, o.id, comment, now);
@@ -117,7 +117,7 @@ export async function rejectInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<O
 export async function reverseInTx(q: Queryable, ctx: Ctx, o: OrderRow, reason: string): Promise<string> {
   const net = dec(await orderNet(q, o.id));
   if (net.lte(0)) throw new AppError('NOTHING_TO_REVERSE', `order ${o.id} has no credit to reverse`);
-  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, at: at(ctx) });
+  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'reversal', amount: fmt8(net.neg()), reason, sandbox: o.sandbox, at: at(ctx) });
   return fmt8(net);
 }
 

@@ -122,7 +122,7 @@ export async function listDesks(q: Queryable, f: { merchantId: string | null; be
  */
 // The catalogue versions ride along, so cached providers and currencies are checked by the same read.
 const DESK_WITH_MERCHANT = `SELECT d.*, m.name AS m_name, m.status AS m_status, m.status_before_block AS m_status_before_block, m.block_reason AS m_block_reason,
-            m.sandbox AS m_sandbox, m.balance AS m_balance, m.created_at AS m_created_at, m.row_version AS m_row_version,
+            m.sandbox AS m_sandbox, m.balance AS m_balance, m.sandbox_balance AS m_sandbox_balance, m.created_at AS m_created_at, m.row_version AS m_row_version,
             ${CATALOG_VERSIONS_SQL}
        FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = $1`;
 
@@ -133,6 +133,7 @@ type DeskMerchantRow = DeskRow & {
   m_block_reason: string | null;
   m_sandbox: boolean;
   m_balance: string;
+  m_sandbox_balance: string;
   m_created_at: Date;
   m_row_version: number;
   catalog_versions: CatalogVersions;
@@ -148,10 +149,10 @@ export interface DeskAtAuth {
 }
 
 function splitDeskMerchant(r: DeskMerchantRow): DeskAtAuth {
-  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_created_at, m_row_version, catalog_versions, ...desk } = r;
+  const { m_name, m_status, m_status_before_block, m_block_reason, m_sandbox, m_balance, m_sandbox_balance, m_created_at, m_row_version, catalog_versions, ...desk } = r;
   return {
     desk,
-    merchant: { id: desk.merchant_id, name: m_name, status: m_status, status_before_block: m_status_before_block, block_reason: m_block_reason, sandbox: m_sandbox, balance: m_balance, created_at: m_created_at },
+    merchant: { id: desk.merchant_id, name: m_name, status: m_status, status_before_block: m_status_before_block, block_reason: m_block_reason, sandbox: m_sandbox, balance: m_balance, sandbox_balance: m_sandbox_balance, created_at: m_created_at },
     merchantVersion: m_row_version,
     versions: catalog_versions,
   };
@@ -183,7 +184,7 @@ export async function claimNonceWithDesk(
   if (!r) return null;
   const claimed = r.claimed;
   if (r.same_secret && r.d_version === desk.row_version && r.m_version === merchantVersion) {
-    return { desk, merchant: { ...merchant, balance: r.m_balance }, merchantVersion, versions: r.catalog_versions, claimed };
+    return { desk, merchant: { ...merchant, balance: r.m_balance, sandbox_balance: r.m_sandbox_balance }, merchantVersion, versions: r.catalog_versions, claimed };
   }
   const fresh = await getDeskWithMerchantByKey(db, desk.key);
   return fresh && { ...fresh, claimed: claimed && fresh.desk.secret_enc === desk.secret_enc };
@@ -201,6 +202,7 @@ interface ClaimVersions {
   d_version: number;
   m_version: number;
   m_balance: string;
+  m_sandbox_balance: string;
   catalog_versions: CatalogVersions;
   claimed: boolean;
 }
@@ -210,10 +212,10 @@ async function claimOneWithVersions(db: Db, c: VersionedClaim): Promise<ClaimVer
   const { rows } = await query<ClaimVersions & { relaxed: string }>(
     db,
     sql`WITH dm AS (
-       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, ${raw(CATALOG_VERSIONS_SQL)}
+       SELECT d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, m.sandbox_balance AS m_sandbox_balance, ${raw(CATALOG_VERSIONS_SQL)}
          FROM desks d JOIN merchants m ON m.id = d.merchant_id WHERE d.key = ${c.key}),
      ${nonceClaim(sql`SELECT ${c.key}::text AS desk_key, ${c.nonce}::text AS nonce, ${c.expiresAt}::timestamptz AS expires_at FROM dm WHERE dm.secret_enc = ${c.sealed}`, c.now)}
-     SELECT dm.secret_enc = ${c.sealed} AS same_secret, d_version, m_version, m_balance, catalog_versions,
+     SELECT dm.secret_enc = ${c.sealed} AS same_secret, d_version, m_version, m_balance, m_sandbox_balance, catalog_versions,
             EXISTS (SELECT 1 FROM n) AS claimed, ${RELAXED_COMMIT} AS relaxed
        FROM dm`,
   );
@@ -227,10 +229,10 @@ async function claimManyWithVersions(db: Db, claims: VersionedClaim[]): Promise<
     db,
     sql`WITH b AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS t(i int, key text, nonce text, sealed text, expires_at timestamptz)),
      dm AS (
-       SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance
+       SELECT b.*, d.secret_enc, d.row_version AS d_version, m.row_version AS m_version, m.balance AS m_balance, m.sandbox_balance AS m_sandbox_balance
          FROM b JOIN desks d ON d.key = b.key JOIN merchants m ON m.id = d.merchant_id),
      ${nonceClaim(sql`SELECT key AS desk_key, nonce, expires_at FROM dm WHERE secret_enc = sealed`, batchNow(claims.map((c) => c.now)))}
-     SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, ${raw(CATALOG_VERSIONS_SQL)},
+     SELECT dm.i, dm.secret_enc = dm.sealed AS same_secret, d_version, m_version, m_balance, m_sandbox_balance, ${raw(CATALOG_VERSIONS_SQL)},
             EXISTS (SELECT 1 FROM n WHERE n.desk_key = dm.key AND n.nonce = dm.nonce) AS claimed, ${RELAXED_COMMIT} AS relaxed
        FROM dm`,
   );

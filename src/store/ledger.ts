@@ -3,17 +3,23 @@ import type { Queryable } from './db.js';
 export type EntryKind = 'credit' | 'reversal' | 'withdrawal' | 'adjustment';
 
 /**
- * One ledger entry and the matching balance change, inside the caller's transaction, so the
- * balance always equals the sum of the merchant's entries.
+ * One ledger entry and the matching balance change, inside the caller's transaction, so each of
+ * the merchant's balances always equals the sum of its entries of that money: `sandbox` entries
+ * (those of sandbox orders) move the sandbox balance, every other entry the live one.
  */
 export async function postEntry(
   q: Queryable,
-  e: { merchantId: string; orderId: string | null; kind: EntryKind; amount: string; reason: string | null; at: Date },
+  e: { merchantId: string; orderId: string | null; kind: EntryKind; amount: string; reason: string | null; sandbox: boolean; at: Date },
 ): Promise<void> {
-  await q.query('INSERT INTO ledger_entries (merchant_id, order_id, kind, amount, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-    e.merchantId, e.orderId, e.kind, e.amount, e.reason, e.at,
+  await q.query('INSERT INTO ledger_entries (merchant_id, order_id, kind, amount, reason, sandbox, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    e.merchantId, e.orderId, e.kind, e.amount, e.reason, e.sandbox, e.at,
   ]);
-  await q.query('UPDATE merchants SET balance = balance + $2::numeric WHERE id = $1', [e.merchantId, e.amount]);
+  await q.query(
+    e.sandbox
+      ? 'UPDATE merchants SET sandbox_balance = sandbox_balance + $2::numeric WHERE id = $1'
+      : 'UPDATE merchants SET balance = balance + $2::numeric WHERE id = $1',
+    [e.merchantId, e.amount],
+  );
 }
 
 /** What the order has put on the balance so far: credits minus reversals. */
@@ -29,6 +35,7 @@ export interface LedgerRow {
   kind: EntryKind;
   amount: string;
   reason: string | null;
+  sandbox: boolean;
   created_at: Date;
 }
 
@@ -37,21 +44,23 @@ export async function listEntries(q: Queryable, merchantId: string, limit = 200)
   return rows;
 }
 
-export async function ledgerSum(q: Queryable, merchantId: string): Promise<string> {
-  const { rows } = await q.query<{ s: string }>('SELECT COALESCE(sum(amount), 0)::numeric AS s FROM ledger_entries WHERE merchant_id = $1', [merchantId]);
+/** The sum of the merchant's entries of one money (live or sandbox). */
+export async function ledgerSum(q: Queryable, merchantId: string, sandbox = false): Promise<string> {
+  const { rows } = await q.query<{ s: string }>('SELECT COALESCE(sum(amount), 0)::numeric AS s FROM ledger_entries WHERE merchant_id = $1 AND sandbox = $2', [merchantId, sandbox]);
   return rows[0].s;
 }
 
 /**
- * A withdrawal: the merchant row is locked first, so of two concurrent withdrawals the second sees
- * the balance the first left; returns false (nothing written) when the balance does not cover it.
+ * A withdrawal of live money: the merchant row is locked first, so of two concurrent withdrawals
+ * the second sees the balance the first left; 'insufficient' (nothing written) when the live
+ * balance does not cover it, whatever the sandbox balance holds.
  */
 export async function withdraw(q: Queryable, w: { id: string; merchantId: string; amount: string; reference: string; at: Date }): Promise<'ok' | 'insufficient' | 'no-merchant'> {
   const { rows } = await q.query<{ covered: boolean }>('SELECT balance >= $2::numeric AS covered FROM merchants WHERE id = $1 FOR UPDATE', [w.merchantId, w.amount]);
   if (!rows[0]) return 'no-merchant';
   if (!rows[0].covered) return 'insufficient';
   await q.query('INSERT INTO withdrawals (id, merchant_id, amount_usd, reference, created_at) VALUES ($1, $2, $3, $4, $5)', [w.id, w.merchantId, w.amount, w.reference, w.at]);
-  await postEntry(q, { merchantId: w.merchantId, orderId: null, kind: 'withdrawal', amount: `-${w.amount}`, reason: w.reference, at: w.at });
+  await postEntry(q, { merchantId: w.merchantId, orderId: null, kind: 'withdrawal', amount: `-${w.amount}`, reason: w.reference, sandbox: false, at: w.at });
   return 'ok';
 }
 
@@ -84,19 +93,19 @@ export interface DailyTotals {
 }
 
 /**
- * Per-UTC-day sums of the merchant's entries in [from, to) (UTC day boundaries), newest day first;
+ * Per-UTC-day sums of the merchant's entries of one money (sandbox or live) in [from, to) (UTC day boundaries), newest day first;
  * days without entries are absent. Read from the daily rollup the database keeps with every entry
  * (ledger_daily, migration 0012): at most two rows a day, however many entries the day had.
  */
-export async function dailyTotals(q: Queryable, merchantId: string, from: Date, to: Date): Promise<DailyTotals[]> {
+export async function dailyTotals(q: Queryable, merchantId: string, sandbox: boolean, from: Date, to: Date): Promise<DailyTotals[]> {
   const { rows } = await q.query<DailyTotals>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(turnover)::numeric AS turnover, sum(credits)::numeric AS credits,
             sum(reversals)::numeric AS reversals, sum(withdrawals)::numeric AS withdrawals, sum(adjustments)::numeric AS adjustments,
             sum(net)::numeric AS net
        FROM ledger_daily
-      WHERE merchant_id = $1 AND day >= $2::date AND day < $3::date
+      WHERE merchant_id = $1 AND sandbox = $4 AND day >= $2::date AND day < $3::date
       GROUP BY day ORDER BY day DESC`,
-    [merchantId, utcDay(from), utcDay(to)],
+    [merchantId, utcDay(from), utcDay(to), sandbox],
   );
   return rows;
 }

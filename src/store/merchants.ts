@@ -9,7 +9,10 @@ export interface MerchantRow {
   status_before_block: MerchantStatus | null;
   block_reason: string | null;
   sandbox: boolean;
+  /** Live money: what live orders credited, less reversals and withdrawals. */
   balance: string;
+  /** Sandbox money: what simulated payments credited; never withdrawable, never in a live total. */
+  sandbox_balance: string;
   created_at: Date;
 }
 

@@ -402,19 +402,11 @@ export async function searchOrders(q: Queryable, f: OfficeOrderFilter): Promise<
 }
 
 export interface MerchantMoneyRow extends MerchantRow {
-  /** Live money on the ledger: credits of live orders, their reversals, withdrawals and adjustments. */
-  live_balance: string;
-  /** Credits and reversals of sandbox orders: never withdrawable, never in a live total. */
-  sandbox_balance: string;
   desk_count: string;
 }
 
-// From the ledger's daily rollup (ledger_daily: per merchant, day and the order's sandbox flag;
-// withdrawals and adjustments count as live), not the whole ledger: a year of a busy merchant is
-// a few hundred rows instead of hundreds of thousands of entries.
-const MONEY_OF = raw(`coalesce((SELECT sum(ld.net) FROM ledger_daily ld WHERE ld.merchant_id = m.id AND NOT ld.sandbox), 0)::text AS live_balance,
-     coalesce((SELECT sum(ld.net) FROM ledger_daily ld WHERE ld.merchant_id = m.id AND ld.sandbox), 0)::text AS sandbox_balance,
-     (SELECT count(*) FROM desks d WHERE d.merchant_id = m.id)::text AS desk_count`);
+// The running balances kept on the merchant row (live in `balance`, sandbox in `sandbox_balance`).
+const MONEY_OF = raw(`(SELECT count(*) FROM desks d WHERE d.merchant_id = m.id)::text AS desk_count`);
 
 /** Merchants newest first (as `GET /admin/v1/merchants`), each with its live and sandbox money apart. */
 export async function merchantsWithMoney(q: Queryable, f: { status?: string; q?: string; beforeId?: string; limit: number }): Promise<MerchantMoneyRow[]> {
@@ -469,15 +461,12 @@ export interface LedgerModeRow {
   created_at: Date;
 }
 
-/**
- * A merchant's latest ledger entries of one mode: sandbox entries are those of sandbox orders;
- * everything else (live orders, withdrawals, adjustments) is live money.
- */
+/** A merchant's latest ledger entries of one money: sandbox (of sandbox orders) or live. */
 export async function ledgerOfMode(q: Queryable, merchantId: string, sandbox: boolean, limit: number): Promise<LedgerModeRow[]> {
   const { rows } = await q.query<LedgerModeRow>(
     `SELECT le.id, le.order_id, le.kind, le.amount::text AS amount, le.reason, le.created_at
-       FROM ledger_entries le LEFT JOIN orders o ON o.id = le.order_id
-      WHERE le.merchant_id = $1 AND coalesce(o.sandbox, false) = $2
+       FROM ledger_entries le
+      WHERE le.merchant_id = $1 AND le.sandbox = $2
       ORDER BY le.id DESC LIMIT $3`,
     [merchantId, sandbox, limit],
   );

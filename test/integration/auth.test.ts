@@ -178,7 +178,7 @@ describe('nonce memory and secrets', () => {
     expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/methods')).result).toMatchObject({ available: false, reason: 'shop inactive' });
     await h.ctx.db.query('UPDATE desks SET enabled = true, secret_enc = $2 WHERE id = $1', [d.id, rows[0]!.secret_enc]);
     expect((await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).statusCode).toBe(200);
-    await h.ctx.db.query("UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
+    await h.ctx.db.query("UPDATE merchants SET sandbox_balance = sandbox_balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
     expect(json(await signed(h, { key: d.key, secret: other }, '/gw/v1/balance')).result.available).toBe('1.50000000');
     // a merchant blocked elsewhere: the very next picture has nothing to offer
     await h.ctx.db.query("UPDATE merchants SET status = 'Blocked' WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);

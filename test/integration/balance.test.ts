@@ -62,7 +62,7 @@ async function creditedOfCompleted(merchantId: string) {
 async function expectBalanceIsLedger(d: DeskCreds, expected: string) {
   const l = await ledger(d.merchantId);
   expect(l.sum).toBe(expected);
-  expect(await balanceOf(d)).toEqual({ currency: 'USD', available: expected });
+  expect(await balanceOf(d)).toEqual({ currency: 'USD', available: expected, mode: 'sandbox' });
   expect(await merchantBalance(d.merchantId)).toBe(expected);
 }
 
@@ -99,7 +99,7 @@ describe('balance = sum of ledger entries', () => {
     await admin(h.app, 'POST', `/orders/${a.id}/simulate-payment`);
     await admin(h.app, 'POST', `/orders/${b.id}/simulate-payment`);
     await expectBalanceIsLedger(d1, '19.69000000');
-    expect(await balanceOf(d2)).toEqual({ currency: 'USD', available: '19.69000000' });
+    expect(await balanceOf(d2)).toEqual({ currency: 'USD', available: '19.69000000', mode: 'sandbox' });
   });
 
   it('a reversal is an entry too: the balance drops by the credit and still equals the ledger', async () => {

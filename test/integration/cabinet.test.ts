@@ -648,19 +648,20 @@ describe('two-factor sign-in', () => {
 });
 
 describe('balance', () => {
-  it('shows the available balance, credits linked to their orders, a withdrawal made through the admin API, totals per day and the 30-day chart', async () => {
+  it('shows the sandbox money apart from the live money, credits linked to their orders, totals per day and the 30-day chart; sandbox money is not withdrawable', async () => {
     const { b } = await signUp('Balance Shop');
     const desk = await createDesk(b);
     const o = await order(desk);
     await b.get(`/cabinet/orders/${o.id}`);
     expect((await b.post(`/cabinet/orders/${o.id}/simulate-payment`)).statusCode).toBe(303);
-    const available = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
-    expect(Number(available)).toBeGreaterThan(1);
+    const balance = json(await signed(h, desk, '/gw/v1/balance')).result;
+    expect(balance.mode).toBe('sandbox');
+    expect(Number(balance.available)).toBeGreaterThan(1);
 
     const merchantId = await merchantIdOf('Balance Shop');
     const w = await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '1.25', reference: 'payout <#1>' });
-    expect(w.statusCode, w.body).toBe(201);
-    const after = json(await signed(h, desk, '/gw/v1/balance')).result.available as string;
+    expect(w.statusCode, w.body).toBe(409);
+    expect(json(w).fault.code).toBe('INSUFFICIENT_BALANCE');
 
     const orderPage = (await b.get(`/cabinet/orders/${o.id}`)).body;
     expect(orderPage).toContain('<strong>Created → Completed</strong>');
@@ -668,10 +669,10 @@ describe('balance', () => {
 
     const page = await b.get('/cabinet/balance');
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain(after);
-    expect(page.body).toContain('Withdrawal');
-    expect(page.body).toContain('-1.25000000');
-    expect(page.body).toContain('payout &lt;#1&gt;');
+    expect(page.body).toMatch(/<h2 id="live-h">Live balance<\/h2>\s*<p class="figure" id="live-balance"><span class="money" title="Exact: 0\.00000000 USD"/);
+    expect(page.body).toMatch(new RegExp(`<h2 id="sandbox-h">Sandbox balance</h2>\\s*<p class="figure" id="sandbox-balance"><span class="money" title="Exact: ${balance.available.replace('.', '\\.')} USD"`));
+    expect(page.body).toContain('<span class="badge">Sandbox</span>');
+    expect(page.body).not.toContain('payout');
     expect(page.body).toContain(`href="/cabinet/orders/${o.id}"`);
     expect(page.body).toContain('<svg viewBox');
     expect(page.body).toContain('role="img"');
@@ -680,7 +681,6 @@ describe('balance', () => {
     // another merchant sees none of it
     const { b: other } = await signUp('Other Balance Shop');
     const theirs = await other.get('/cabinet/balance');
-    expect(theirs.body).not.toContain('payout');
     expect(theirs.body).not.toContain(o.id);
     expect((await b.get('/cabinet/balance?before=x')).statusCode).toBe(400);
   });

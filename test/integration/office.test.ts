@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp } from '../../src/domain/totp.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { earnLiveMoney } from '../helpers/liveMoney.js';
 import { FormBrowser } from '../helpers/formBrowser.js';
 
 /*
@@ -213,30 +214,39 @@ describe('back office (OFFICE_REQUIRE_2FA=false)', () => {
   });
 
   describe('merchant money', () => {
-    it('records a withdrawal within the balance and refuses one beyond it (409, balance unchanged, refusal audited)', async () => {
+    it('records a withdrawal of live money within the balance and refuses one beyond it (409, balance unchanged, refusal audited)', async () => {
+      // Sandbox money is never withdrawable.
       const o = await order(h, desk);
       await a.get(`/office/orders/${o.id}`);
       expect((await a.post(`/office/orders/${o.id}/simulate-payment`)).statusCode).toBe(303);
-      const available = await balance(h, desk.merchantId);
       await a.get(`/office/merchants/${desk.merchantId}`);
-      const ok = await a.post(`/office/merchants/${desk.merchantId}/withdrawals`, [['amountUsd', '1.5'], ['reference', 'wire 1']]);
+      const play = await a.post(`/office/merchants/${desk.merchantId}/withdrawals`, [['amountUsd', '0.01'], ['reference', 'sandbox wire']]);
+      expect(play.statusCode).toBe(409);
+      expect(play.body).toContain('available balance does not cover');
+
+      const live = await earnLiveMoney(h, { merchant: 'Live Shop' });
+      const merchantId = live.desk.merchantId;
+      const available = await balance(h, merchantId);
+      expect(available).toBe(live.credited);
+      await a.get(`/office/merchants/${merchantId}`);
+      const ok = await a.post(`/office/merchants/${merchantId}/withdrawals`, [['amountUsd', '1.5'], ['reference', 'wire 1']]);
       expect(ok.statusCode, ok.body).toBe(303);
-      const left = await balance(h, desk.merchantId);
+      const left = await balance(h, merchantId);
       expect(Number(left)).toBeCloseTo(Number(available) - 1.5, 8);
-      const beyond = await a.post(`/office/merchants/${desk.merchantId}/withdrawals`, [['amountUsd', '1000000'], ['reference', 'wire 2']]);
+      const beyond = await a.post(`/office/merchants/${merchantId}/withdrawals`, [['amountUsd', '1000000'], ['reference', 'wire 2']]);
       expect(beyond.statusCode).toBe(409);
       expect(beyond.body).toContain('available balance does not cover');
-      expect(await balance(h, desk.merchantId)).toBe(left);
-      const bad = await a.post(`/office/merchants/${desk.merchantId}/withdrawals`, [['amountUsd', '-3'], ['reference', 'x']]);
+      expect(await balance(h, merchantId)).toBe(left);
+      const bad = await a.post(`/office/merchants/${merchantId}/withdrawals`, [['amountUsd', '-3'], ['reference', 'x']]);
       expect(bad.statusCode).toBe(400);
-      const page = await a.get(`/office/merchants/${desk.merchantId}`);
+      const page = await a.get(`/office/merchants/${merchantId}`);
       expect(page.body).toContain('wire 1');
       // Two withdrawals at once that the balance covers only one at a time: one is recorded, one refused.
       const half = (Number(left) * 0.6).toFixed(8);
-      const both = await Promise.all([1, 2].map((n) => a.post(`/office/merchants/${desk.merchantId}/withdrawals`, [['amountUsd', half], ['reference', `race ${n}`]])));
+      const both = await Promise.all([1, 2].map((n) => a.post(`/office/merchants/${merchantId}/withdrawals`, [['amountUsd', half], ['reference', `race ${n}`]])));
       expect(both.map((r) => r.statusCode).sort()).toEqual([303, 409]);
-      expect(Number(await balance(h, desk.merchantId))).toBeGreaterThanOrEqual(0);
-      const entries = await auditOf(h, desk.merchantId);
+      expect(Number(await balance(h, merchantId))).toBeGreaterThanOrEqual(0);
+      const entries = await auditOf(h, merchantId);
       expect(entries.filter((e) => e.action === 'merchant.withdraw').map((e) => [e.actor, e.outcome]).slice(-2)).toEqual([
         [adm.id, 'INSUFFICIENT_BALANCE'],
         [adm.id, 'ok'],

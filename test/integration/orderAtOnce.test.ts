@@ -121,7 +121,7 @@ describe('an order created in one statement with authentication', () => {
 
   it('a merchant balance moving does not stand in the way, and shows in the next balance', async () => {
     const d = await knownDesk();
-    await h.ctx.db.query("UPDATE merchants SET balance = balance + 2 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
+    await h.ctx.db.query("UPDATE merchants SET sandbox_balance = sandbox_balance + 2 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)", [d.id]);
     expect((await signed(h, d, '/gw/v1/orders', { body: body('bal-1') })).statusCode).toBe(201);
     expect(json(await signed(h, d, '/gw/v1/balance')).result.available).toBe('2.00000000');
   });
@@ -329,7 +329,7 @@ describe('signed reads arriving together', () => {
   it('share one statement for their authentication, each answered as if it had come alone', async () => {
     const [a, b, c, e, f] = [await knownDesk(), await knownDesk(), await knownDesk(), await knownDesk(), await knownDesk()];
     await admin(h.app, 'POST', `/desks/${c.id}/secret`); // c's old secret no longer signs
-    await h.ctx.db.query('UPDATE merchants SET balance = balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)', [e.id]);
+    await h.ctx.db.query('UPDATE merchants SET sandbox_balance = sandbox_balance + 1.5 WHERE id = (SELECT merchant_id FROM desks WHERE id = $1)', [e.id]);
     await h.ctx.db.query('UPDATE desks SET enabled = false WHERE id = $1', [f.id]); // f's version moved
     const shared = freshNonce();
     const spy = vi.spyOn(h.ctx.db, 'query');
@@ -347,7 +347,7 @@ describe('signed reads arriving together', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(answers.slice(0, 4).map((r) => json(r).result)).toEqual(new Array(4).fill({ available: '0.00000000', currency: 'USD' }));
+    expect(answers.slice(0, 4).map((r) => json(r).result)).toEqual(new Array(4).fill({ available: '0.00000000', currency: 'USD', mode: 'sandbox' }));
     expect(answers.slice(4, 6).map((r) => r.statusCode).sort()).toEqual([200, 409]);
     expect(answers.slice(4, 6).map(code).filter(Boolean)).toEqual(['REPLAY_DETECTED']);
     expect(code(answers[6]!)).toBe('AUTH_FAILED');

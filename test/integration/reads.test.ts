@@ -225,7 +225,7 @@ describe('GET /gw/v1/balance', () => {
     const res = await signed(h, desk, '/gw/v1/balance');
     expect(res.statusCode).toBe(200);
     const body = json(res);
-    expect(body).toEqual({ status: 'ok', result: { currency: 'USD', available: '0.00000000' }, traceId: res.headers['x-trace-id'] });
+    expect(body).toEqual({ status: 'ok', result: { currency: 'USD', available: '0.00000000', mode: 'sandbox' }, traceId: res.headers['x-trace-id'] });
     expect(body.traceId).toMatch(/\S/);
   });
 

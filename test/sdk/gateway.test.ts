@@ -38,7 +38,7 @@ describe('SDK against a running gateway', () => {
     expect(methods.rails.map((r) => r.rail).sort()).toEqual(['C2c', 'Sbp']);
     expect(await pg.rates('RUB')).toEqual({ settlement: 'USD', rates: [{ code: 'RUB', rate: '91.80000000', priceable: true }] });
     expect(await pg.rates()).toMatchObject({ rates: [{ code: 'RUB' }] });
-    expect(await pg.balance()).toEqual({ currency: 'USD', available: '0.00000000' });
+    expect(await pg.balance()).toEqual({ currency: 'USD', available: '0.00000000', mode: 'sandbox' });
   });
 
   it('creates, reads (by id and by orderRef) and cancels an order', async () => {

@@ -76,7 +76,7 @@ export interface VolumeResult {
 export class NotEmptyError extends Error {}
 
 /** Tables whose rows mean the database is in use; any row in one and the tool refuses. */
-const IN_USE_TABLES = ['merchants', 'desks', 'orders', 'users', 'operators', 'ledger_entries', 'outbox_events', 'audit_entries', 'appeals', 'tariffs', 'withdrawals'];
+const IN_USE_TABLES = ['merchants', 'desks', 'orders', 'users', 'operators', 'ledger_entries', 'outbox_events', 'audit_entries', 'appeals', 'tariffs', 'withdrawals', 'credits'];
 
 /** Why the database is not empty (a table with rows, or a schema newer than this code), or null. */
 export async function nonEmptyReason(q: Queryable): Promise<string | null> {
@@ -264,7 +264,7 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     await run('ledger', ledgerSql());
     await run('audit', auditSql(d, setup.operatorIds));
     step('balances, rollups, turnover counters');
-    await run('balances', `UPDATE merchants m SET balance = s.b FROM (SELECT merchant_id, sum(amount) AS b FROM _v_money GROUP BY 1) s WHERE m.id = s.merchant_id`);
+    await run('balances', `UPDATE merchants m SET balance = s.b, sandbox_balance = s.sb FROM (SELECT merchant_id, coalesce(sum(amount) FILTER (WHERE NOT sandbox), 0) AS b, coalesce(sum(amount) FILTER (WHERE sandbox), 0) AS sb FROM _v_money GROUP BY 1) s WHERE m.id = s.merchant_id`);
     // The appeal guard's state as the service would have left it: paused at 10 open appeals.
     await q.exec(`UPDATE providers p SET paused_appeals = (SELECT count(*) FROM appeals a WHERE a.provider_id = p.id AND a.status = 'Open') >= 10 WHERE p.kind <> 'sandbox'`);
     await run('order_day_stats', orderDayStatsSql(nowMs));
@@ -719,8 +719,8 @@ INSERT INTO withdrawals (id, merchant_id, amount_usd, reference, created_at) SEL
 /** The ledger, numbered in the order things happened, and its daily rollup as its trigger would have written it. */
 function ledgerSql(): string {
   return `
-INSERT INTO ledger_entries (id, merchant_id, order_id, kind, amount, reason, created_at)
-SELECT row_number() OVER (ORDER BY at, i, kind), merchant_id, order_id, kind, amount, reason, ${tsOf('at')} FROM _v_money;
+INSERT INTO ledger_entries (id, merchant_id, order_id, kind, amount, reason, sandbox, created_at)
+SELECT row_number() OVER (ORDER BY at, i, kind), merchant_id, order_id, kind, amount, reason, sandbox, ${tsOf('at')} FROM _v_money;
 INSERT INTO ledger_daily (merchant_id, day, sandbox, turnover, credits, credit_count, reversals, withdrawals, adjustments, net, entries)
 SELECT merchant_id, (${tsOf('at')} AT TIME ZONE 'UTC')::date, sandbox,
        coalesce(sum(settled) FILTER (WHERE kind = 'credit'), 0),

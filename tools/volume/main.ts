@@ -10,6 +10,9 @@
  *
  * VOLUME_PROVIDER_URL: where the live providers' connector is (default http://127.0.0.1:9090,
  * where `npx tsx tools/mock-provider.ts --port 9090 --key prv_key --secret prv_secret` answers).
+ * RETENTION_DAYS and RETENTION_ARCHIVE, as the service reads them, decide where the old delivered
+ * callbacks are written. VOLUME_EXPLAIN=events,paths (labels of the bulk statements, as the
+ * progress lines name them) runs those under EXPLAIN ANALYZE and prints their plans.
  */
 import { parseConfig, ConfigError } from '../../src/config.js';
 import { openDatabase, resolveMasterKey } from '../../src/runtime.js';

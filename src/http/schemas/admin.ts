@@ -38,7 +38,15 @@ const merchantFields = {
   createdAt: Timestamp,
 };
 export const Merchant = Type.Object(merchantFields, { title: 'Merchant' });
-export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: Balance }, { title: 'MerchantWithBalance' });
+export const MerchantBalance = Type.Object(
+  {
+    ...Balance.properties,
+    live: Usd8,
+    sandbox: Usd8,
+  },
+  { title: 'MerchantBalance', description: 'the balance `GET /gw/v1/balance` answers (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable)' },
+);
+export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: MerchantBalance }, { title: 'MerchantWithBalance' });
 export const ApprovedMerchant = Type.Object(
   {
     ...merchantFields,

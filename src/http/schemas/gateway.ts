@@ -216,7 +216,16 @@ export const Rates = Type.Object(
   { title: 'Rates' },
 );
 
-export const Balance = Type.Object({ currency: Type.Literal('USD'), available: Usd8 }, { title: 'Balance', description: 'the merchant\'s balance, shared by its cash desks' });
+export const Balance = Type.Object(
+  {
+    currency: Type.Literal('USD'),
+    available: Usd8,
+    mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
+      description: '`sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero',
+    }),
+  },
+  { title: 'Balance', description: 'the merchant\'s balance, shared by its cash desks' },
+);
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'rejected', 'failed', 'suppressed'] as const;
 

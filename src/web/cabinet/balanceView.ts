@@ -22,14 +22,20 @@ export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
     'balance',
     html`<h1>Balance</h1>
 <div class="grid two">
-<section class="card" aria-labelledby="avail-h"><h2 id="avail-h">Available</h2>
-<p class="figure">${money(b.available, b.currency)}</p>
-<p class="hint">The same figure as <code>GET /gw/v1/balance</code>: credits minus reversals and withdrawals. Withdrawals are arranged with support and appear below.</p>
+<section class="card" aria-labelledby="live-h"><h2 id="live-h">Live balance</h2>
+<p class="figure" id="live-balance">${money(b.live, b.currency)}</p>
+<p class="hint">Money of live orders: credits minus reversals and withdrawals. Withdrawals are arranged with support and appear below.${b.mode === 'live' ? html` This is what <code>GET /gw/v1/balance</code> answers.` : ''}</p>
 </section>
-<section class="card" aria-labelledby="today-h"><h2 id="today-h">Today (UTC)</h2>
+<section class="card" aria-labelledby="sandbox-h"><h2 id="sandbox-h">Sandbox balance</h2>
+<p class="figure" id="sandbox-balance">${money(b.sandbox, b.currency)}</p>
+<p class="hint">Simulated payments of sandbox orders: never withdrawable and never part of the live balance.${b.mode === 'sandbox' ? html` While the account is in the sandbox, this is what <code>GET /gw/v1/balance</code> answers.` : ''}</p>
+</section>
+</div>
+<div class="grid two">
+<section class="card" aria-labelledby="today-h"><h2 id="today-h">Today (UTC, ${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 <dl class="fields"><dt>Turnover</dt><dd>${money(b.days[0]?.turnover ?? '0', 'USD')}</dd><dt>Credits</dt><dd>${money(b.days[0]?.credits ?? '0', 'USD')}</dd><dt>Reversals</dt><dd>${money(b.days[0]?.reversals ?? '0', 'USD')}</dd><dt>Withdrawals</dt><dd>${money(b.days[0]?.withdrawals ?? '0', 'USD')}</dd></dl>
 </section></div>
-<section class="card" aria-labelledby="chart-h"><h2 id="chart-h">Last ${b.days.length} days</h2>
+<section class="card" aria-labelledby="chart-h"><h2 id="chart-h">Last ${b.days.length} days (${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 ${barChart({
   title: `Turnover and credits per day, last ${b.days.length} days (UTC)`,
   description: `Settled USD of the orders credited each day and the USD credited to the balance, from ${oldestFirst[0]?.day ?? ''} to ${oldestFirst[oldestFirst.length - 1]?.day ?? ''}.`,
@@ -42,7 +48,7 @@ ${barChart({
   shortLabel: (l) => l.slice(5),
 })}
 </section>
-<section class="card" aria-labelledby="days-h"><h2 id="days-h">Totals per day (UTC)</h2>
+<section class="card" aria-labelledby="days-h"><h2 id="days-h">Totals per day (UTC, ${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 ${active.length === 0
   ? html`<p class="muted">Nothing on the balance in the last ${b.days.length} days.</p>`
   : listTable<Day>('Totals per day, newest first', [
@@ -61,6 +67,7 @@ ${b.entries.length === 0
   : listTable<Entry>('Ledger entries, newest first', [
       { label: 'Time (UTC)', cell: (e) => utc(e.createdAt) },
       { label: 'Entry', cell: (e) => KIND_LABEL[e.kind] ?? e.kind },
+      { label: 'Money', cell: (e) => (e.sandbox ? html`<span class="badge">Sandbox</span>` : 'Live') },
       { label: 'Amount, USD', cell: (e) => usd(e.amount), num: true },
       { label: 'Order', cell: (e) => (e.orderId ? html`<a class="mono" href="/cabinet/orders/${e.orderId}">${e.orderRef ?? e.orderId}</a>` : html`<span class="muted">—</span>`) },
       { label: 'Note', cell: (e) => e.reason ?? '' },

@@ -94,9 +94,9 @@ describe('GET /admin/v1/merchants/{id}/statement', () => {
     expect(both.entries).toHaveLength(4);
     const sum = both.entries.reduce((t: any, e: any) => t.plus(e.amountUsd), dec(both.openingBalance));
     expect(sum.eq(both.closingBalance)).toBe(true);
-    // The merchant's balance holds its sandbox money besides (until sandbox and live money are kept apart).
-    const balance = json(await admin(h.app, 'GET', `/merchants/${m.merchantId}`)).result.balance.available;
-    expect(dec(balance).minus(sandboxMoney).eq(both.closingBalance)).toBe(true);
+    // Closing is the live balance GET /gw/v1/balance answers; the sandbox money stays apart.
+    expect(json(await signed(h, m, '/gw/v1/balance')).result).toEqual({ currency: 'USD', available: both.closingBalance, mode: 'live' });
+    expect(json(await admin(h.app, 'GET', `/merchants/${m.merchantId}`)).result.balance).toMatchObject({ live: both.closingBalance, sandbox: sandboxMoney });
     // Today by default.
     expect(json(await admin(h.app, 'GET', `/merchants/${m.merchantId}/statement`)).result).toMatchObject({ from: '2026-01-16', to: '2026-01-16' });
   });

@@ -1291,6 +1291,8 @@ export interface components {
              * @example 16.34531590
              */
             available: string;
+            /** @description `sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
+            mode: "live" | "sandbox";
         };
         BlockMerchantRequest: {
             reason?: string | null;
@@ -1873,6 +1875,28 @@ export interface components {
              */
             createdAt: string;
         };
+        /** @description the balance `GET /gw/v1/balance` answers (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable) */
+        MerchantBalance: {
+            /** @enum {string} */
+            currency: "USD";
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            available: string;
+            /** @description `sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
+            mode: "live" | "sandbox";
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            live: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            sandbox: string;
+        };
         MerchantStatement: {
             merchantId: string;
             from: string;
@@ -1907,7 +1931,7 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
-            balance: components["schemas"]["Balance"];
+            balance: components["schemas"]["MerchantBalance"];
         };
         MerchantWithBalancePage: {
             items: components["schemas"]["MerchantWithBalance"][];
