@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { documentedRouteSchema, finishDocument } from './openapiComponents.js';
-import { CallbackEvent } from './schemas/gateway.js';
+import { CallbackEvent } from '../schemas/gateway.js';
 
 export const GATEWAY_SECURITY = [{ GateKey: [], GateTs: [], GateNonce: [], GateSign: [] }];
-export { ADMIN_SECURITY } from './schemas/common.js';
+export { ADMIN_SECURITY } from '../schemas/common.js';
 export const PROVIDER_SECURITY = [{ ProviderKey: [], ProviderTs: [], ProviderEventId: [], ProviderSign: [] }];
 
 const SIGNING = `Every \`/gw/v1\` request carries four headers. \`X-Gate-Sign\` is the hex HMAC-SHA256, keyed with the

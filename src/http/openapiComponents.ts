@@ -1,5 +1,5 @@
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
-import { ALWAYS, closedBody, ErrorEnvelope, WITH_BODY } from './schemas/common.js';
+import { ALWAYS, closedBody, ErrorEnvelope, WITH_BODY } from '../schemas/common.js';
 
 /**
  * Turns the document @fastify/swagger generates from the route schemas (every schema inline) into

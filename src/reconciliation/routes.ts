@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../context.js';
-import { adminRouteSchema, IdParam, routeSchema } from '../http/schemas/common.js';
+import { adminRouteSchema, IdParam, routeSchema } from '../schemas/common.js';
 import { sendError, sendOk } from '../server/errors.js';
 import { isJsonRequest, parseJsonBodyHook, type RawBody } from '../server/rawBody.js';
 import { audited } from '../services/audit.js';

@@ -4,8 +4,8 @@
  */
 import Type from 'typebox';
 import { REQUISITE_STATES } from '../domain/requisites.js';
-import { PageOf } from '../http/schemas/admin.js';
-import { Amount2, CurrencyCode, DecimalInput, docOnly, Nullable, Timestamp, Usd8 } from '../http/schemas/common.js';
+import { PageOf } from '../schemas/admin.js';
+import { Amount2, CurrencyCode, DecimalInput, docOnly, Nullable, Timestamp, Usd8 } from '../schemas/common.js';
 
 const opt = Type.Optional;
 const str = (description: string) => Type.String({ description });

@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import Type, { type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe } from 'typebox';
 import { AppError } from '../domain/errors.js';
-import { CreateUserBody } from '../http/schemas/admin.js';
+import { CreateUserBody } from '../schemas/admin.js';
 import { schemaErrorFormatter } from '../server/schemaErrors.js';
 
 /**

@@ -89,7 +89,7 @@ describe('layers.json', () => {
   });
 
   it('is read right: the room of a file is its closest path, and a forbidden import is caught', () => {
-    expect(roomOf('http/schemas/admin.ts')?.name).toBe('schemas');
+    expect(roomOf('schemas/admin.ts')?.name).toBe('schemas');
     expect(roomOf('http/routes/admin.ts')?.name).toBe('http');
     expect(roomOf('workers/loop.ts')?.name).toBe('wiring');
     expect(roomOf('main.ts')?.name).toBe('main');

@@ -9,8 +9,8 @@ import { getOrder, getOrderAtOnce } from '../../services/orders.js';
 import { sendOk, sendRefusal, sendTooMany } from '../../server/errors.js';
 import { SETTLES_AUTH, settleAuth } from '../gatewayAuth.js';
 import { GATEWAY_SECURITY } from '../openapi.js';
-import { IdParam, routeSchema } from '../schemas/common.js';
-import * as S from '../schemas/gateway.js';
+import { IdParam, routeSchema } from '../../schemas/common.js';
+import * as S from '../../schemas/gateway.js';
 
 const AUTH = ['AUTH_HEADERS_MISSING', 'AUTH_TIMESTAMP_INVALID', 'AUTH_TIMESTAMP_SKEW', 'AUTH_NONCE_INVALID', 'AUTH_FAILED', 'REPLAY_DETECTED', 'PAYLOAD_TOO_LARGE'] as const;
 const BODY = ['VALIDATION_ERROR'] as const;

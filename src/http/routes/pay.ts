@@ -3,8 +3,8 @@ import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { getPayPage, reportPayerReference } from '../../services/payPage.js';
 import { sendOk } from '../../server/errors.js';
-import { IdParam, routeSchema } from '../schemas/common.js';
-import { PayerReferenceBody, PayPage } from '../schemas/gateway.js';
+import { IdParam, routeSchema } from '../../schemas/common.js';
+import { PayerReferenceBody, PayPage } from '../../schemas/gateway.js';
 
 const TOO_MANY = { 429: { description: 'rate limited per client IP: empty body', headers: { 'Retry-After': { type: 'integer', description: 'seconds' } } } };
 

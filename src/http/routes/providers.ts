@@ -4,7 +4,7 @@ import type { Ctx } from '../../context.js';
 import { receiveProviderEvent } from '../../services/providerEvents.js';
 import { sendError, sendOk } from '../../server/errors.js';
 import { PROVIDER_SECURITY } from '../openapi.js';
-import { routeSchema } from '../schemas/common.js';
+import { routeSchema } from '../../schemas/common.js';
 import { isJsonRequest, rawBodyOf } from '../../server/rawBody.js';
 
 // The rules of providerMessages.ts `parseProviderEvent`, which answers 400 VALIDATION_ERROR for a body that breaks them.

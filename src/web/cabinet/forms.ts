@@ -1,10 +1,10 @@
-import { CreateDeskBody, CreateMerchantBody, CreateUserBody, PatchDeskBody } from '../../http/schemas/admin.js';
-import { OpenAppealBody } from '../../http/schemas/gateway.js';
+import { CreateDeskBody, CreateMerchantBody, CreateUserBody, PatchDeskBody } from '../../schemas/admin.js';
+import { OpenAppealBody } from '../../schemas/gateway.js';
 import { fieldsFrom, files, sessionForm, text } from '../forms.js';
 
 /**
  * The cabinet's forms, each declared once. Where the operator API takes the same shape, the fields
- * come from its schema (src/http/schemas), so a desk form and `POST /admin/v1/desks` hold the same
+ * come from its schema (src/schemas), so a desk form and `POST /admin/v1/desks` hold the same
  * rules and say the same thing when a value is refused.
  */
 

@@ -20,13 +20,13 @@ import {
   StopDeskBody,
   TariffBand,
   WithdrawalBody,
-} from '../../http/schemas/admin.js';
+} from '../../schemas/admin.js';
 import type { TOptional, TUnsafe } from 'typebox';
 import { choice, fieldsFrom, sessionForm, text } from '../forms.js';
 
 /**
  * The back office's forms, each declared once and taken from the operator API's schema of the same
- * action (src/http/schemas/admin.ts): the same bounds and patterns, the same words when a value is
+ * action (src/schemas/admin.ts): the same bounds and patterns, the same words when a value is
  * refused. Buttons without fields post `ButtonForm` (forms.ts).
  */
 

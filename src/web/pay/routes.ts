@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import type { Ctx } from '../../context.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import { sendTooMany } from '../../server/errors.js';
-import { PayerReferenceBody } from '../../http/schemas/gateway.js';
+import { PayerReferenceBody } from '../../schemas/gateway.js';
 import { getPayPage, reportPayerReference, type PayPage } from '../../services/payPage.js';
 import { formatAmount } from '../format.js';
 import { escapeHtml } from '../html.js';

@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { METHODS } from '../../domain/catalogue.js';
-import { APPEAL_STATUSES } from '../../domain/appealGuard.js';
-import { CREATABLE_PROVIDER_KINDS, PROVIDER_KINDS, type ProviderKindName } from '../../domain/providers.js';
+import { METHODS } from '../domain/catalogue.js';
+import { APPEAL_STATUSES } from '../domain/appealGuard.js';
+import { CREATABLE_PROVIDER_KINDS, PROVIDER_KINDS, type ProviderKindName } from '../domain/providers.js';
 import { Amount2, BoundedDecimalInput, CurrencyCode, DecimalInput, docOnly, Nullable, Percent4, Timestamp, UrlString, Usd8 } from './common.js';
 import { Appeal, Balance, Order, OrderGetFields, OrderStatus, Settlement } from './gateway.js';
 

@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
-import { MOBILE_OPERATORS } from '../../domain/catalogue.js';
-import { PAYMENT_KEYS } from '../../domain/payment.js';
-import { APPEAL_STATUSES } from '../../domain/appealGuard.js';
-import { EVENT_KINDS, ORDER_STATUSES as DOMAIN_ORDER_STATUSES, RESERVED_ORDER_STATUSES, SUB_STATUSES } from '../../domain/orders.js';
+import { MOBILE_OPERATORS } from '../domain/catalogue.js';
+import { PAYMENT_KEYS } from '../domain/payment.js';
+import { APPEAL_STATUSES } from '../domain/appealGuard.js';
+import { EVENT_KINDS, ORDER_STATUSES as DOMAIN_ORDER_STATUSES, RESERVED_ORDER_STATUSES, SUB_STATUSES } from '../domain/orders.js';
 import { Amount2, CurrencyCode, docOnly, Nullable, Percent4, Timestamp, UrlString, Usd8 } from './common.js';
 
 const URL_MAX = 2048;

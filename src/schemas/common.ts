@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
-import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
 
 /**
  * Building blocks of the route schemas. Every schema here is plain JSON Schema: Fastify validates
