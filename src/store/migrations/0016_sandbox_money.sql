@@ -11,27 +11,5 @@ UPDATE merchants m SET sandbox_balance = s.total, balance = m.balance - s.total
   FROM (SELECT merchant_id, sum(amount) AS total FROM ledger_entries WHERE sandbox GROUP BY merchant_id) s
  WHERE m.id = s.merchant_id;
 
--- The daily rollup takes the mode from the entry itself.
-CREATE OR REPLACE FUNCTION ledger_daily_add() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  settled numeric := 0;
-BEGIN
-  IF NEW.kind = 'credit' AND NEW.order_id IS NOT NULL THEN
-    SELECT o.settled_amount INTO settled FROM orders o WHERE o.id = NEW.order_id;
-  END IF;
-  INSERT INTO ledger_daily AS d (merchant_id, day, sandbox, turnover, credits, credit_count, reversals, withdrawals, adjustments, net, entries)
-  VALUES (NEW.merchant_id, (NEW.created_at AT TIME ZONE 'UTC')::date, NEW.sandbox,
-          CASE WHEN NEW.kind = 'credit' THEN coalesce(settled, 0) ELSE 0 END,
-          CASE WHEN NEW.kind = 'credit' THEN NEW.amount ELSE 0 END,
-          CASE WHEN NEW.kind = 'credit' THEN 1 ELSE 0 END,
-          CASE WHEN NEW.kind = 'reversal' THEN NEW.amount ELSE 0 END,
-          CASE WHEN NEW.kind = 'withdrawal' THEN NEW.amount ELSE 0 END,
-          CASE WHEN NEW.kind = 'adjustment' THEN NEW.amount ELSE 0 END,
-          NEW.amount, 1)
-  ON CONFLICT (merchant_id, day, sandbox) DO UPDATE SET
-    turnover = d.turnover + excluded.turnover, credits = d.credits + excluded.credits, credit_count = d.credit_count + excluded.credit_count,
-    reversals = d.reversals + excluded.reversals, withdrawals = d.withdrawals + excluded.withdrawals,
-    adjustments = d.adjustments + excluded.adjustments, net = d.net + excluded.net, entries = d.entries + excluded.entries;
-  RETURN NULL;
-END;
-$$;
+-- The daily rollup (ledger_daily, 0012) already files each entry under its order's sandbox flag,
+-- which is the flag written on the entry now: the two always agree.
