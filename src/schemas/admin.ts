@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { METHODS } from '../domain/catalogue.js';
 import { APPEAL_STATUSES } from '../domain/appealGuard.js';
 import { CREATABLE_PROVIDER_KINDS, PROVIDER_KINDS, type ProviderKindName } from '../domain/providers.js';
@@ -121,6 +121,10 @@ export const PatchDeskBody = Type.Object(
   },
   { title: 'PatchDeskRequest' },
 );
+/** What an owner may set on a desk, as `PATCH /admin/v1/desks/{id}` takes it: the one declaration the services and the store derive their types from. */
+export type DeskSettings = Omit<Static<typeof PatchDeskBody>, 'method'>;
+/** A new desk as `POST /admin/v1/merchants/{id}/desks` takes it. */
+export type NewDeskSettings = Static<typeof CreateDeskBody>;
 export const StopDeskBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { title: 'StopDeskRequest' });
 
 const deskFields = {
@@ -192,6 +196,8 @@ export const CreateProviderBody = Type.Object(
   },
   { title: 'CreateProviderRequest' },
 );
+/** A new provider as `POST /admin/v1/providers` takes it, its priority given (100 where the caller left it out). */
+export type NewProviderSettings = Static<typeof CreateProviderBody> & { priority: number };
 export const Provider = Type.Object(
   {
     id: str('`prv_` id'),

@@ -10,6 +10,7 @@ import * as desks from '../store/desks.js';
 import * as currencies from '../store/currencies.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { DeskRow } from '../store/desks.js';
+import type { DeskSettings, NewDeskSettings } from '../schemas/admin.js';
 import { checkDeskCallbackUrl } from './callbackUrls.js';
 import { pageOf } from './paging.js';
 import { balanceOf } from './gatewayReads.js';
@@ -191,18 +192,8 @@ async function defaultTariffId(ctx: Ctx): Promise<string | null> {
 
 // ---- desks
 
-export interface DeskInput {
-  name?: string;
-  method?: string;
-  rails?: string[];
-  currencies?: string[];
-  minUsd?: string;
-  maxUsd?: string;
-  callbackUrl?: string | null;
-  callbacksEnabled?: boolean;
-  tariffId?: string | null;
-  enabled?: boolean;
-}
+/** A desk's settings as a caller gives them: the API's shape (src/schemas), with the method where it is known. */
+export type DeskInput = DeskSettings & { method?: string };
 
 async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promise<void> {
   if (!isMethod(method)) throw new AppError('VALIDATION_ERROR', `method: must be one of the payment methods`);
@@ -237,7 +228,7 @@ async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promi
  * gets the default tariff, so a desk a merchant creates never trades at zero fee unless an
  * operator chose that (`tariffId: null`).
  */
-export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<DeskInput, 'enabled' | 'name' | 'tariffId'>> & Pick<DeskInput, 'name' | 'tariffId'>) {
+export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<NewDeskSettings, 'name' | 'tariffId'>> & Pick<NewDeskSettings, 'name' | 'tariffId'>) {
   const m = await merchants.getMerchant(ctx.db, merchantId);
   if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
   await validateDeskFields(ctx, d.method, d);

@@ -1,3 +1,4 @@
+import type { NewProviderSettings } from '../schemas/admin.js';
 import type { Ctx } from '../context.js';
 import { isMethod, railsOf, isRailless, isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
@@ -121,7 +122,7 @@ const newProviderKey = (): string => `pvk_${randomId26()}`;
  */
 export async function createProvider(
   ctx: Ctx,
-  input: { name: string; kind: string; priority: number; capabilities: unknown; requisites?: unknown; baseUrl?: string | null; key?: string | null; secret?: string | null },
+  input: NewProviderSettings,
 ) {
   if (input.kind !== 'pool' && input.kind !== 'http') throw new AppError('VALIDATION_ERROR', 'kind: must be pool or http (the sandbox is built in)');
   const capabilities = validateCapabilities(input.capabilities);

@@ -3,6 +3,7 @@ import { batchNow, nonceClaim, RELAXED_COMMIT } from './nonces.js';
 import { CATALOG_VERSIONS_SQL, type CatalogVersions } from './catalogVersions.js';
 import { query, raw, sql } from './sql.js';
 import type { MerchantRow } from './merchants.js';
+import type { DeskSettings } from '../schemas/admin.js';
 import { batchedPerDatabase } from './batches.js';
 
 export interface DeskRow {
@@ -26,7 +27,8 @@ export interface DeskRow {
   row_version: number;
 }
 
-export interface NewDesk {
+/** A desk to insert: its settings as the API declares them (src/schemas), all given, and what the service adds. */
+export type NewDesk = Required<Pick<DeskSettings, 'rails' | 'currencies' | 'minUsd' | 'maxUsd' | 'callbackUrl' | 'callbacksEnabled' | 'tariffId'>> & {
   id: string;
   merchantId: string;
   /** Null: "Desk N", N one more than the merchant's desks so far. */
@@ -34,15 +36,8 @@ export interface NewDesk {
   key: string;
   secretEnc: string;
   method: string;
-  rails: string[];
-  currencies: string[];
-  minUsd: string;
-  maxUsd: string;
-  callbackUrl: string | null;
-  callbacksEnabled: boolean;
-  tariffId: string | null;
   at: Date;
-}
+};
 
 export async function insertDesk(q: Queryable, d: NewDesk): Promise<DeskRow> {
   const { rows } = await q.query<DeskRow>(
@@ -61,19 +56,11 @@ export async function getDesk(q: Queryable, id: string): Promise<DeskRow | null>
   return rows[0] ?? null;
 }
 
-export interface DeskPatch {
-  name?: string;
-  enabled?: boolean;
-  rails?: string[];
-  currencies?: string[];
-  minUsd?: string;
-  maxUsd?: string;
-  callbackUrl?: string | null;
-  callbacksEnabled?: boolean;
-  tariffId?: string | null;
+/** A change of a desk: any of its settings (as the API declares them), its stop reason, its sealed secret. */
+export type DeskPatch = DeskSettings & {
   stopReason?: string | null;
   secretEnc?: string;
-}
+};
 
 const COLUMNS: Record<keyof DeskPatch, string> = {
   name: 'name',
