@@ -8,16 +8,12 @@ import {
   oldestDueAt,
   OUTBOX_CHANNEL,
   releaseClaims,
-  type AttemptOutcome,
   type ClaimedEvent,
   type FinishedAttempt,
 } from '../store/outbox.js';
+import { AttemptRecorder, attemptDelivery, retryDelayMs, type Sender } from './attempts.js';
 import { createPinnedDispatcher } from './pinnedDispatcher.js';
-import { DEFAULT_CALLBACK_TIMEOUT_MS, sendCallback, type SendResult } from './send.js';
-
-/** Spec: 8 attempts in all; attempts 2–8 are due 10, 20, 40, 80, 160, 320, 640 s after the previous one. */
-export const MAX_ATTEMPTS = 8;
-export const retryDelayMs = (attemptJustMade: number): number => 10_000 * 2 ** (attemptJustMade - 1);
+import { DEFAULT_CALLBACK_TIMEOUT_MS } from './send.js';
 
 /** Idle poll: how late a retry can start when nothing wakes the worker sooner (new events wake it at once). */
 export const DELIVERY_PERIOD_MS = 10_000;
@@ -46,14 +42,9 @@ interface InFlight {
   attempt: number;
 }
 
-interface PendingRecord {
-  attempt: FinishedAttempt;
-  done: (recorded: boolean) => void;
-}
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export class DeliveryWorker {
+export class DeliveryWorker implements Sender {
   readonly name = 'delivery';
   readonly id: string;
   readonly concurrency: number;
@@ -62,13 +53,12 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<string, InFlight>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly byReceiver = new Map<string, number>();
-  private readonly secrets: DeskSecretCache;
-  private readonly dispatcher: Dispatcher;
-  private readonly timeoutMs: number;
+  readonly secrets: DeskSecretCache;
+  readonly dispatcher: Dispatcher;
+  readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly idlePollMs: number;
-  private records: PendingRecord[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly recorder: AttemptRecorder;
   private lastLagSample = 0;
   // Continuous mode (start/stop).
   private running: Promise<void> | null = null;
@@ -83,6 +73,7 @@ export class DeliveryWorker {
 
   constructor(private readonly ctx: Ctx, opts: DeliveryOptions = {}) {
     this.id = opts.workerId ?? `dw_${randomBytes(6).toString('hex')}`;
+    this.recorder = new AttemptRecorder(ctx, this.id, this.name);
     this.secrets = new DeskSecretCache(ctx.box);
     this.dispatcher = opts.dispatcher ?? createPinnedDispatcher({ allowlist: ctx.callbackAllowlist, resolve: ctx.resolve });
     this.concurrency = opts.concurrency ?? ctx.config.callbackConcurrency;
@@ -324,30 +315,10 @@ export class DeliveryWorker {
     return this.stop(Number.MAX_SAFE_INTEGER);
   }
 
-  private async send(slot: InFlight): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
-    const e = slot.event;
-    if (e.callbacks_enabled === null || !e.callbacks_enabled || e.secret_enc === null) {
-      // Callbacks switched off: recorded as suppressed, never sent.
-      return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'callbacks are switched off for the cash desk' }, outcome: 'suppressed' };
-    }
-    if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL' }, outcome: 'rejected' };
-    // The desk's current secret signs, so a rotation applies from the next attempt on.
-    const result = await sendCallback({
-      url: e.url,
-      body: Buffer.from(e.body, 'utf8'),
-      eventId: e.id,
-      secret: this.secrets.open(e.secret_enc),
-      ts: Math.floor(this.ctx.clock.now() / 1000),
-      dispatcher: this.dispatcher,
-      timeoutMs: this.timeoutMs,
-    });
-    return { result, outcome: result.outcome === 'retry' && slot.attempt >= MAX_ATTEMPTS ? 'failed' : result.outcome };
-  }
-
   private async deliver(slot: InFlight): Promise<void> {
-    const { result, outcome } = await this.send(slot);
+    const { result, outcome } = await attemptDelivery(this.ctx, this, slot.event, slot.attempt);
     const now = this.ctx.clock.now();
-    const recorded = await this.record({
+    const recorded = await this.recorder.record({
       eventId: slot.event.id,
       orderId: slot.event.order_id,
       attempt: slot.attempt,
@@ -367,37 +338,4 @@ export class DeliveryWorker {
     else this.ctx.log.info(line, 'callback attempt');
   }
 
-  /**
-   * Queues an attempt for recording. Attempts finishing while a write is under way go together in
-   * the next one, so a busy worker writes hundreds per statement instead of one transaction each.
-   */
-  private record(a: FinishedAttempt): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      this.records.push({ attempt: a, done: resolve });
-      if (!this.flushing) this.flushing = this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.records.length) {
-        // One turn of the event loop first: answers that already arrived join this batch (on the
-        // embedded database a statement blocks the loop, so without this every batch is one).
-        await new Promise((r) => setImmediate(r));
-        const batch = this.records;
-        this.records = [];
-        let recorded = new Set<string>();
-        try {
-          recorded = await finishAttempts(this.ctx.db, this.id, batch.map((r) => r.attempt));
-        } catch (err) {
-          // The claims stay; their lease runs out and another pass takes them over.
-          this.ctx.metrics.workerErrors.inc({ worker: this.name });
-          this.ctx.log.error({ err, count: batch.length }, 'could not record callback attempts');
-        }
-        for (const r of batch) r.done(recorded.has(r.attempt.eventId));
-      }
-    } finally {
-      this.flushing = null;
-    }
-  }
 }

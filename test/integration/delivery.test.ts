@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryWorker, MAX_ATTEMPTS, retryDelayMs } from '../../src/callbacks/delivery.js';
+import { MAX_ATTEMPTS, retryDelayMs } from '../../src/callbacks/attempts.js';
+import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 import { DEFAULT_CALLBACK_TIMEOUT_MS } from '../../src/callbacks/send.js';
 import { openPg } from '../../src/store/db.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
