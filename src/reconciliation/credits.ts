@@ -11,10 +11,10 @@ import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt2 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
-import { windowStart, WINDOWS } from '../domain/turnover.js';
 import { randomId26 } from '../ids.js';
 import { parseStrictJson } from '../json.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
+import { confirmManyInTx } from '../services/completions.js';
 import { confirmInTx } from '../services/orderActions.js';
 import { pageOf } from '../services/paging.js';
 import { insertAuditEntry } from '../store/audit.js';
@@ -95,24 +95,6 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
 });
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Completions of several orders in one transaction take their merchants' and counters' locks
- * up front, in the order a lone completion takes them (see `store.holdCompletionLocks`). Scopes as
- * the turnover counters count them (services/turnover.ts): desk and merchant, the platform for live
- * orders, the provider when there is one.
- */
-function holdCompletionLocks(q: Queryable, orders: OrderRow[], nowMs: number): Promise<void> {
-  const ids = (f: (o: OrderRow) => string | null | false) => [...new Set(orders.map(f).filter((x): x is string => typeof x === 'string'))].sort(byText);
-  const scoped = [
-    ...ids((o) => o.desk_id).map((id) => ({ scope: 'desk' as const, id })),
-    ...ids((o) => o.merchant_id).map((id) => ({ scope: 'merchant' as const, id })),
-    ...(orders.some((o) => !o.sandbox) ? [{ scope: 'platform' as const, id: '' }] : []),
-    ...ids((o) => o.provider_id).map((id) => ({ scope: 'provider' as const, id })),
-  ];
-  const counters = scoped.flatMap((s) => WINDOWS.map((w) => ({ scope: s.scope, scopeId: s.id, window: w, start: windowStart(w, nowMs) })));
-  return store.holdCompletionLocks(q, ids((o) => o.merchant_id), counters);
-}
 
 interface Recorded {
   credit: store.CreditRow;
@@ -223,10 +205,8 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
     outcomes = judge(groups(await store.nearOrders(q, lonely, NEAR_MAX + claimed)));
   }
 
-  const winners = outcomes.flatMap((o) => (o.matched ? [locked.get(o.orderId)!] : []));
-  if (winners.length > 1) await holdCompletionLocks(q, winners, now.getTime());
-
   const results: (store.CreditOutcome & { id: string; requisiteId: string | null })[] = [];
+  const winners: { order: OrderRow; creditId: string }[] = [];
   for (const [k, c] of credits.entries()) {
     const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
     const outcome = outcomes[k];
@@ -237,12 +217,14 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
     } else {
       const order = locked.get(outcome.orderId)!;
       const won = sameAmount.get(k)!.find((o) => o.id === order.id)!;
-      await confirmInTx(q, ctx, order);
-      await insertAuditEntry(q, { at: now, actor: 'matcher', action: 'order.confirm', objectId: order.id, outcome: 'ok', detail: c.id });
+      winners.push({ order, creditId: c.id });
       results.push({ id: c.id, status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] });
-      ctx.log.info({ creditId: c.id, orderId: order.id, by: outcome.by }, 'credit matched');
     }
   }
+  // Every won order confirmed at once, as the confirm action confirms one, audited by the matcher with its credit.
+  const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
+  await confirmManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byText(a.id, b.id)), { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null });
+  if (winners.length) ctx.log.info({ matched: winners.length, credits: credits.length }, 'credits matched');
   const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
   return credits.map((c) => byId.get(c.id)!);
 }

@@ -278,29 +278,6 @@ export async function nearOrders(q: Queryable, probes: OrderProbe[], limit: numb
   return rows;
 }
 
-/**
- * Takes, ahead of a batch of completions, the row locks each completion takes (orderActions
- * `completeInTx`: the merchant's balance, then the turnover counters of its desk, merchant, the
- * platform and its provider, each window in turn), for all of them at once and in that order:
- * merchants by id, then counters by scope (desk, merchant, platform, provider), id and window. A
- * lone completion elsewhere takes them in the same order, so a batch and it wait for each other
- * but never in a circle. Counters not yet there are created at zero (what a completion adds to).
- */
-export async function holdCompletionLocks(
-  q: Queryable,
-  merchantIds: string[],
-  counters: { scope: 'desk' | 'merchant' | 'platform' | 'provider'; scopeId: string; window: string; start: Date }[],
-): Promise<void> {
-  if (merchantIds.length) await q.query('SELECT id FROM merchants WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [merchantIds]);
-  if (counters.length === 0) return;
-  await q.query(
-    `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
-     SELECT c.scope, c.scope_id, c.win, c.window_start, 0 FROM jsonb_to_recordset($1::jsonb) AS c(n int, scope text, scope_id text, win text, window_start timestamptz) ORDER BY c.n
-     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd`,
-    [JSON.stringify(counters.map((c, n) => ({ n, scope: c.scope, scope_id: c.scopeId, win: c.window, window_start: c.start.toISOString() })))],
-  );
-}
-
 /** Locks orders in id order and answers them as they now stand (a locked row is read at its latest version). */
 export async function lockedOrders(q: Queryable, ids: string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];

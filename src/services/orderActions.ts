@@ -31,7 +31,7 @@ function refuseFrom(o: OrderRow, action: string): never {
  * open appeal (accepted by the payment) and the order.completed event all commit together.
  */
 /** What a completion says on the merchant's ledger. */
-const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
+export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
 
 export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null): Promise<OrderRow> {
   if (!allowedFrom(action, o.status)) refuseFrom(o, action);

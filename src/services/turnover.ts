@@ -20,7 +20,7 @@ export interface ScopeIds {
   sandbox?: boolean;
 }
 
-function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
+export function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
   const out: { scope: Scope; id: string }[] = [
     { scope: 'desk', id: s.deskId },
     { scope: 'merchant', id: s.merchantId },

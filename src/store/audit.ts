@@ -17,6 +17,17 @@ export async function insertAuditEntry(q: Queryable, e: { at: Date; actor: strin
   ]);
 }
 
+/** Many entries in one statement, in the order given. */
+export async function insertAuditEntries(q: Queryable, es: readonly { at: Date; actor: string; action: string; objectId: string | null; outcome: string; detail: string | null }[]): Promise<void> {
+  if (es.length === 0) return;
+  await q.query(
+    `INSERT INTO audit_entries (at, actor, action, object_id, outcome, detail)
+     SELECT e.at, e.actor, e.action, e.object_id, e.outcome, e.detail
+       FROM jsonb_to_recordset($1::jsonb) AS e(n int, at timestamptz, actor text, action text, object_id text, outcome text, detail text) ORDER BY e.n`,
+    [JSON.stringify(es.map((e, n) => ({ n, at: e.at.toISOString(), actor: e.actor, action: e.action, object_id: e.objectId, outcome: e.outcome, detail: e.detail })))],
+  );
+}
+
 /**
  * Newest first, keyset-paged back from the `before` entry id. The statement names only the filters
  * given, so each shape gets the plan of its own (by the key alone, or by object_id's index).

@@ -22,6 +22,40 @@ export async function postEntry(
   );
 }
 
+/**
+ * Many entries and their balance changes in three statements, inside the caller's transaction, with
+ * the effects of `postEntry` for each. The entries go in by merchant id, so the daily rollup rows
+ * their trigger adds to are taken in that order; then the merchants' rows are locked in id order
+ * (the lock an UPDATE of a balance takes, which leaves the entries' key checks free), and each
+ * merchant's two balances move by the sums of its entries of that money, computed in the database.
+ */
+export async function postEntries(
+  q: Queryable,
+  es: readonly { merchantId: string; orderId: string | null; kind: EntryKind; amount: string; reason: string | null; sandbox: boolean; at: Date }[],
+): Promise<void> {
+  if (es.length === 0) return;
+  const items = [...es]
+    .sort((a, b) => (a.merchantId < b.merchantId ? -1 : a.merchantId > b.merchantId ? 1 : Number(a.sandbox) - Number(b.sandbox)))
+    .map((e, n) => ({ n, merchant_id: e.merchantId, order_id: e.orderId, kind: e.kind, amount: e.amount, reason: e.reason, sandbox: e.sandbox, at: e.at.toISOString() }));
+  const json = JSON.stringify(items);
+  await q.query(
+    `INSERT INTO ledger_entries (merchant_id, order_id, kind, amount, reason, sandbox, created_at)
+     SELECT e.merchant_id, e.order_id, e.kind, e.amount, e.reason, e.sandbox, e.at
+       FROM jsonb_to_recordset($1::jsonb) AS e(n int, merchant_id text, order_id text, kind text, amount numeric, reason text, sandbox boolean, at timestamptz)
+      ORDER BY e.n`,
+    [json],
+  );
+  const merchantIds = [...new Set(items.map((e) => e.merchant_id))];
+  await q.query('SELECT id FROM merchants WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [merchantIds]);
+  await q.query(
+    `UPDATE merchants m SET balance = m.balance + s.live, sandbox_balance = m.sandbox_balance + s.sandbox
+       FROM (SELECT e.merchant_id, COALESCE(sum(e.amount) FILTER (WHERE NOT e.sandbox), 0) AS live, COALESCE(sum(e.amount) FILTER (WHERE e.sandbox), 0) AS sandbox
+               FROM jsonb_to_recordset($1::jsonb) AS e(merchant_id text, amount numeric, sandbox boolean) GROUP BY e.merchant_id) s
+      WHERE m.id = s.merchant_id`,
+    [json],
+  );
+}
+
 /** What the order has put on the balance so far: credits minus reversals. */
 export async function orderNet(q: Queryable, orderId: string): Promise<string> {
   const { rows } = await q.query<{ net: string }>('SELECT COALESCE(sum(amount), 0)::numeric AS net FROM ledger_entries WHERE order_id = $1', [orderId]);

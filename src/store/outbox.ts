@@ -34,6 +34,26 @@ export async function insertEvent(
   );
 }
 
+/** Many events in one statement, in the order given, with the effect of `insertEvent` for each (one wake-up for all). */
+export async function insertEvents(
+  q: Queryable,
+  es: readonly { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date; sandbox: boolean }[],
+): Promise<void> {
+  if (es.length === 0) return;
+  const items = es.map((e, n) => ({
+    n, id: e.id, order_id: e.orderId, desk_id: e.deskId, event: e.event, body: e.body, url: e.url, receiver: receiverOf(e.url), at: e.at.toISOString(), sandbox: e.sandbox,
+  }));
+  await q.query(
+    `WITH ins AS (
+       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, sandbox)
+       SELECT e.id, e.order_id, e.desk_id, e.event, e.body, e.url, e.receiver, 'pending', 0, e.at, e.at, e.sandbox
+         FROM jsonb_to_recordset($1::jsonb) AS e(n int, id text, order_id text, desk_id text, event text, body text, url text, receiver text, at timestamptz, sandbox boolean)
+        ORDER BY e.n RETURNING id)
+     SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins)`,
+    [JSON.stringify(items)],
+  );
+}
+
 export interface OutboxRow {
   id: string;
   seq: number;

@@ -68,6 +68,29 @@ export async function addToCounter(q: Queryable, scope: Scope, scopeId: string, 
   return rows[0].completed_usd;
 }
 
+/**
+ * Adds many completed orders to their windows' counters in one statement, with the effect of
+ * `addToCounter` for each: the amounts of one counter are summed first, and the counters are
+ * taken in the order given (`rank`), which callers keep to the order a lone completion takes
+ * them in. Answers the new total of every counter touched.
+ */
+export async function addToCounters(
+  q: Queryable,
+  adds: readonly { rank: number; scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[],
+): Promise<{ scope: Scope; scope_id: string; win: Window; window_start: Date; completed_usd: string }[]> {
+  if (adds.length === 0) return [];
+  const { rows } = await q.query<{ scope: Scope; scope_id: string; win: Window; window_start: Date; completed_usd: string }>(
+    `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
+     SELECT c.scope, c.scope_id, c.win, c.window_start, sum(c.usd)
+       FROM jsonb_to_recordset($1::jsonb) AS c(rank int, scope text, scope_id text, win text, window_start timestamptz, usd numeric)
+      GROUP BY c.scope, c.scope_id, c.win, c.window_start ORDER BY min(c.rank)
+     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd
+     RETURNING scope, scope_id, win, window_start, completed_usd`,
+    [JSON.stringify(adds.map((a) => ({ rank: a.rank, scope: a.scope, scope_id: a.scopeId, win: a.window, window_start: a.start.toISOString(), usd: a.usd })))],
+  );
+  return rows;
+}
+
 export async function notifyOnce(q: Queryable, n: { kind: string; detail: string; dedupeKey: string; at: Date }): Promise<boolean> {
   const { rows } = await q.query(
     `INSERT INTO platform_notifications (kind, detail, dedupe_key, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1`,

@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueOrders } from '../../../src/services/orderActions.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../../helpers/harness.js';
@@ -216,6 +217,66 @@ describe('matching', () => {
     expect(c).toMatchObject({ status: 'matched', orderId: o.id });
     expect((await getOrder(h, o.id)).status).toBe('Completed');
     expect(json(await admin(h.app, 'GET', `/appeals/${appeal.id}`)).result.status).toBe('Accepted');
+  });
+
+  it('one request confirming several orders has the effects of confirming each alone: fees, ledger, balances, counters, events, appeals, audit', async () => {
+    const tariff = json(await admin(h.app, 'POST', '/tariffs', { name: 'Batch 2.5', bands: [{ fromUsd: '0', toUsd: null, ratePercent: '2.5' }] })).result;
+    const other = await provisionDesk(h.app, { merchant: { name: 'Live with fee', approve: true }, desk: { tariffId: tariff.id } });
+    const p = await pool([{ card: card(20) }, { card: card(21) }]);
+    // A Canceled order and a disputed one first, then two open ones.
+    const canceled = await placed(h, desk, 1030);
+    const disputed = await placed(h, other, 1040);
+    h.clock.advance(minutes(16));
+    await expireDueOrders(h.ctx, 100);
+    const appeal = json(await signed(h, other, '/gw/v1/appeals', { body: JSON.stringify({ orderId: disputed.id, reason: 'paid' }) })).result;
+    const open = await placed(h, desk, 1010);
+    const withFee = await placed(h, other, 1020);
+    // The twin of `withFee`, confirmed alone by an operator: what a confirmation does.
+    const twin = await placed(h, other, 1020);
+    expect((await admin(h.app, 'POST', `/orders/${twin.id}/confirm`)).statusCode).toBe(200);
+    const money = async (merchantId: string) => new Decimal(json(await admin(h.app, 'GET', `/merchants/${merchantId}`)).result.balance.available);
+    const counter = async (scope: string, id: string) =>
+      new Decimal((await h.ctx.db.query<{ s: string }>(`SELECT COALESCE(sum(completed_usd), 0)::text AS s FROM turnover_counters WHERE scope = $1 AND scope_id = $2 AND win = 'day'`, [scope, id])).rows[0].s);
+    const before = { m1: await money(desk.merchantId), m2: await money(other.merchantId), d1: await counter('desk', desk.id), d2: await counter('desk', other.id), pl: await counter('platform', '') };
+
+    const batch = [open, withFee, canceled, disputed];
+    const items = batch.map((o) => credit(h, o.payment.card, o.amount));
+    const res = await feed(h, p, { credits: items });
+    expect(res.statusCode, res.body).toBe(200);
+    const answers = json(res).result.credits;
+    expect(answers.map((a: any) => [a.status, a.orderId])).toEqual(batch.map((o) => ['matched', o.id]));
+
+    const after = await Promise.all(batch.map((o) => getOrder(h, o.id)));
+    expect(after.map((o) => [o.status, o.subStatus])).toEqual(batch.map(() => ['Completed', 'SuccessfullyPaid']));
+    const alone = await getOrder(h, twin.id);
+    const done = after[1];
+    expect({ commission: done.commission, credited: done.credited }).toEqual({ commission: alone.commission, credited: alone.credited });
+    expect(done.commission.rate).toBe('2.5000');
+    expect(after[0].commission.amount).toBe('0.00000000');
+    const entries = async (id: string) => (await h.ctx.db.query('SELECT kind, amount::text, reason, sandbox FROM ledger_entries WHERE order_id = $1', [id])).rows;
+    expect(await entries(withFee.id)).toEqual(await entries(twin.id));
+    for (const o of after) expect(await entries(o.id)).toEqual([{ kind: 'credit', amount: new Decimal(o.credited.amount).toFixed(8), reason: 'confirm', sandbox: false }]);
+
+    const credited = (os: any[]) => os.reduce((s, o) => s.plus(o.credited.amount), new Decimal(0));
+    const settled = (os: any[]) => os.reduce((s, o) => s.plus(o.settled.amount), new Decimal(0));
+    expect((await money(desk.merchantId)).minus(before.m1).toFixed(8)).toBe(credited([after[0], after[2]]).toFixed(8));
+    expect((await money(other.merchantId)).minus(before.m2).toFixed(8)).toBe(credited([after[1], after[3]]).toFixed(8));
+    expect((await counter('desk', desk.id)).minus(before.d1).toFixed(8)).toBe(settled([after[0], after[2]]).toFixed(8));
+    expect((await counter('desk', other.id)).minus(before.d2).toFixed(8)).toBe(settled([after[1], after[3]]).toFixed(8));
+    expect((await counter('platform', '')).minus(before.pl).toFixed(8)).toBe(settled(after).toFixed(8));
+
+    expect(await events(open.id)).toEqual(['order.completed']);
+    expect(await events(canceled.id)).toEqual(['order.cancelled', 'order.completed']);
+    expect((await events(disputed.id)).at(-1)).toBe('order.completed');
+    expect(json(await admin(h.app, 'GET', `/appeals/${appeal.id}`)).result.status).toBe('Accepted');
+    for (const [i, o] of batch.entries()) {
+      const trail = await audit(o.id);
+      expect(trail.filter((e: any) => e.actor === 'matcher')).toEqual([expect.objectContaining({ action: 'order.confirm', outcome: 'ok', detail: answers[i].creditId })]);
+    }
+    // Sent again, nothing is confirmed twice.
+    const again = await feed(h, p, { credits: items });
+    expect(json(again).result.credits.map((a: any) => a.duplicate)).toEqual([true, true, true, true]);
+    expect(await entries(open.id)).toHaveLength(1);
   });
 
   it('amount differs: the waiting orders of the requisite are the candidates, closest amount first', async () => {
