@@ -78,6 +78,25 @@ export function ratioOfProducts(numerators: readonly Decimal[], denominators: re
   return new Decimal(num.div(den));
 }
 
+/**
+ * Units per USD of each requested code a feed knows: USD is 1, any other code is what `rateOf`
+ * computes from the feed (undefined where the feed does not quote it, and the code is left out).
+ */
+export function ratesPerUsd(codes: readonly string[], rateOf: (code: string) => Decimal | undefined): Map<string, Decimal> {
+  const rates = new Map<string, Decimal>();
+  for (const code of codes) {
+    if (rates.has(code)) continue;
+    const rate = code === SETTLEMENT_CURRENCY ? new Decimal(1) : rateOf(code);
+    if (rate) rates.set(code, rate);
+  }
+  return rates;
+}
+
+/** The error of a feed whose document is not what the feed publishes, named after the source. */
+export function malformedFeed(source: string): (message: string, cause?: unknown) => RateSourceError {
+  return (message, cause) => new RateSourceError(source, 'malformed', message, cause === undefined ? undefined : { cause });
+}
+
 // ---------------------------------------------------------------------------------------------
 // HTTP
 

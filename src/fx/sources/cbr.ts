@@ -11,13 +11,14 @@ import { Decimal } from 'decimal.js';
 import {
   DailyXmlFeedSource,
   type DailyXmlFeedOptions,
-  RateSourceError,
+  malformedFeed,
   SETTLEMENT_CURRENCY,
   childrenNamed,
   decodeXml,
   localName,
   parseXml,
   ratioOfProducts,
+  ratesPerUsd,
   singleChildText,
   type XmlElement,
 } from '../source.js';
@@ -94,19 +95,11 @@ export function parseCbrDaily(body: Uint8Array): CbrDaily {
 export function cbrRatesPerUsd(daily: CbrDaily, codes: readonly string[]): Map<string, Decimal> {
   const usd = daily.quotes.get(SETTLEMENT_CURRENCY);
   if (!usd) throw malformed('no USD entry');
-  const rates = new Map<string, Decimal>();
-  for (const code of codes) {
-    if (rates.has(code)) continue;
-    if (code === SETTLEMENT_CURRENCY) {
-      rates.set(code, new Decimal(1));
-    } else if (code === 'RUB') {
-      rates.set(code, ratioOfProducts([usd.value], [usd.nominal]));
-    } else {
-      const quote = daily.quotes.get(code);
-      if (quote) rates.set(code, ratioOfProducts([usd.value, quote.nominal], [usd.nominal, quote.value]));
-    }
-  }
-  return rates;
+  return ratesPerUsd(codes, (code) => {
+    if (code === 'RUB') return ratioOfProducts([usd.value], [usd.nominal]);
+    const quote = daily.quotes.get(code);
+    return quote && ratioOfProducts([usd.value, quote.nominal], [usd.nominal, quote.value]);
+  });
 }
 
 export type CbrSourceOptions = DailyXmlFeedOptions;
@@ -123,6 +116,4 @@ export class CbrRateSource extends DailyXmlFeedSource {
   }
 }
 
-function malformed(message: string, cause?: unknown): RateSourceError {
-  return new RateSourceError(CBR_SOURCE_NAME, 'malformed', message, cause === undefined ? undefined : { cause });
-}
+const malformed = malformedFeed(CBR_SOURCE_NAME);

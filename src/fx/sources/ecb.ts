@@ -9,7 +9,7 @@ import { Decimal } from 'decimal.js';
 import {
   DailyXmlFeedSource,
   type DailyXmlFeedOptions,
-  RateSourceError,
+  malformedFeed,
   SETTLEMENT_CURRENCY,
   childrenNamed,
   decodeXml,
@@ -17,6 +17,7 @@ import {
   parsePlainDecimal,
   parseXml,
   ratioOfProducts,
+  ratesPerUsd,
   type XmlElement,
 } from '../source.js';
 
@@ -80,19 +81,11 @@ export function parseEcbDaily(body: Uint8Array): EcbDaily {
 export function ecbRatesPerUsd(daily: EcbDaily, codes: readonly string[]): Map<string, Decimal> {
   const usdPerEur = daily.perEur.get(SETTLEMENT_CURRENCY);
   if (!usdPerEur) throw malformed('no USD rate');
-  const rates = new Map<string, Decimal>();
-  for (const code of codes) {
-    if (rates.has(code)) continue;
-    if (code === SETTLEMENT_CURRENCY) {
-      rates.set(code, new Decimal(1));
-    } else if (code === 'EUR') {
-      rates.set(code, ratioOfProducts([], [usdPerEur]));
-    } else {
-      const perEur = daily.perEur.get(code);
-      if (perEur) rates.set(code, ratioOfProducts([perEur], [usdPerEur]));
-    }
-  }
-  return rates;
+  return ratesPerUsd(codes, (code) => {
+    if (code === 'EUR') return ratioOfProducts([], [usdPerEur]);
+    const perEur = daily.perEur.get(code);
+    return perEur && ratioOfProducts([perEur], [usdPerEur]);
+  });
 }
 
 export type EcbSourceOptions = DailyXmlFeedOptions;
@@ -109,6 +102,4 @@ export class EcbRateSource extends DailyXmlFeedSource {
   }
 }
 
-function malformed(message: string, cause?: unknown): RateSourceError {
-  return new RateSourceError(ECB_SOURCE_NAME, 'malformed', message, cause === undefined ? undefined : { cause });
-}
+const malformed = malformedFeed(ECB_SOURCE_NAME);
