@@ -2,7 +2,7 @@
  * SQL of a pool's requisites: the requisites with their accounts, and the requisite each order of a
  * pool was given (assignments), with the load the assignment rules read (src/domain/requisites.ts).
  */
-import type { RequisiteState } from '../domain/requisites.js';
+import type { RequisiteState, RequisiteTerms } from '../domain/requisites.js';
 import type { Queryable } from './db.js';
 
 export interface RequisiteRow {
@@ -92,20 +92,12 @@ export async function lockRequisite(q: Queryable, id: string): Promise<boolean> 
   return rows.length === 1;
 }
 
-export interface NewRequisite {
+/** A requisite to insert: its checked terms (domain/requisites.ts) and where and when it belongs. */
+export type NewRequisite = RequisiteTerms & {
   id: string;
   providerId: string;
-  payment: Record<string, string | null>;
-  accounts: string[];
-  currency: string | null;
-  rails: string[] | null;
-  minAmount: string;
-  maxAmount: string;
-  dailyLimit: string;
-  maxOpenOrders: number;
-  label: string | null;
   at: Date;
-}
+};
 
 export async function insertRequisite(q: Queryable, r: NewRequisite): Promise<void> {
   await q.query(
