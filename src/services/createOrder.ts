@@ -40,13 +40,14 @@ async function validate(
   req: CreateOrderRequest,
   nowMs: number,
   versions: CatalogVersions | null | undefined,
+  withoutCallbackUrl = false,
 ): Promise<{ terms: Omit<NewOrder, 'id' | 'orderRef'>; caps: Cap[] }> {
   if (merchant.status === 'Blocked') throw new AppError('MERCHANT_INACTIVE', merchant.block_reason ?? 'the merchant account is blocked');
   if (!desk.enabled) throw new AppError('SHOP_INACTIVE', 'the cash desk is disabled by the merchant');
   if (desk.stop_reason) throw new AppError('SHOP_STOPPED', desk.stop_reason);
   const url = req.notifyUrl ?? desk.callback_url;
-  if (!url) throw new AppError('CALLBACK_URL_REQUIRED', 'give notifyUrl or set a callback URL on the cash desk');
-  const urlCheck = await checkUrlRules(ctx, url);
+  if (!url && !withoutCallbackUrl) throw new AppError('CALLBACK_URL_REQUIRED', 'give notifyUrl or set a callback URL on the cash desk');
+  const urlCheck = url ? await checkUrlRules(ctx, url) : { ok: true as const, url: null };
   if (!urlCheck.ok) throw new AppError('INVALID_CALLBACK_URL', `${req.notifyUrl ? 'notifyUrl' : 'cash desk callback URL'}: ${urlCheck.reason}`);
   const rail = resolveRail(desk.method, desk.rails, req.rail, req.operator);
   if (!rail.ok) refuse(rail.refusal);
@@ -92,8 +93,12 @@ async function validate(
   return { terms, caps };
 }
 
-/** The desk as authentication left it: what an order is validated against. */
-export type DeskAsRead = Pick<DeskAtAuth, 'desk' | 'merchant'> & { versions: CatalogVersions | null | undefined };
+/**
+ * The desk as authentication left it: what an order is validated against. `withoutCallbackUrl`:
+ * the order may have no callback URL (a payment link's order on a desk without one); its events
+ * are written all the same, for the events feed and the order's callback log, and never sent.
+ */
+export type DeskAsRead = Pick<DeskAtAuth, 'desk' | 'merchant'> & { versions: CatalogVersions | null | undefined; withoutCallbackUrl?: boolean };
 
 type Issued = NonNullable<OrderToWrite['issued']>;
 
@@ -119,7 +124,7 @@ async function prepare(ctx: Ctx, parsed: ReturnType<typeof parseCreateOrder>, at
     if (!parsed.ok) refuse(parsed.refusal);
     const { desk, merchant, versions } = at;
     const req = parsed.value;
-    const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions);
+    const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions, at.withoutCallbackUrl === true);
     const approved = merchant.status === 'Active';
     const order: NewOrder = { ...terms, id: newId('ord'), orderRef: req.orderRef };
     const shutOut = !approved && !merchant.sandbox;

@@ -79,7 +79,6 @@ function railFor(desk: DeskRow, currency: string, rail: string | null): string |
 
 /** Why the desk cannot carry the link's orders, or null. The order-time checks (on, rate, limits) stay the order's. */
 function deskProblem(desk: DeskRow, currency: string, rail: string | null): string | null {
-  if (!desk.callback_url) return 'deskId: the desk has no callback URL; link orders report to it like any other order, so set one on the desk first';
   if (desk.method === 'MobileCommerce') return 'deskId: MobileCommerce orders need the customer\'s mobile operator, which a link cannot ask for';
   if (!desk.currencies.includes(currency)) return `currency: the desk takes ${desk.currencies.join(', ') || 'no currency'}`;
   if (!isMethod(desk.method) || isRailless(desk.method)) return rail ? `rail: ${desk.method} has no rails` : null;
@@ -179,7 +178,9 @@ export async function openPaymentLink(ctx: Ctx, id: string): Promise<LinkOpening
     orderRef: `${link.id}-${link.opened}`,
   };
   try {
-    const answer = await createOrder(ctx, { desk, merchant, versions: null }, body);
+    // A desk without a callback URL takes link orders too (a merchant with no developer has no
+    // server to call): their events are kept for the events feed and the order's log, not sent.
+    const answer = await createOrder(ctx, { desk, merchant, versions: null, withoutCallbackUrl: true }, body);
     if (answer.kind === 'tooMany') return answer;
     if (answer.kind === 'refused') return { kind: 'refused', code: answer.refusal.code, detail: answer.refusal.detail };
     const orderId = answer.order.id;

@@ -60,7 +60,11 @@ describe('payment links', () => {
     // the description is the order's: in the API's reads and in the payment page's data
     expect(read.description).toBe('Blue teapot, 1 l');
     expect(json(await h.app.inject({ method: 'GET', url: `/api/pay/${o1}` })).result.description).toBe('Blue teapot, 1 l');
-    expect((await h.app.inject({ method: 'GET', url: `/pay/${o1}` })).statusCode).toBe(200);
+    const payPage = await h.app.inject({ method: 'GET', url: `/pay/${o1}` });
+    expect(payPage.statusCode).toBe(200);
+    expect(payPage.body).toContain('<span id="description" dir="auto">Blue teapot, 1 l</span>');
+    expect((await h.app.inject({ method: 'GET', url: `/pay/${o1}?lang=ru` })).body).toContain('Назначение платежа');
+    expect(json(await admin(h.app, 'GET', `/orders/${o1}`)).result.description).toBe('Blue teapot, 1 l');
     const apiOrder = json(await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp' }) })).result;
     expect(json(await signed(h, desk, `/gw/v1/orders/${apiOrder.id}`)).result.description).toBeNull();
 
@@ -90,6 +94,31 @@ describe('payment links', () => {
     expect((await b.get('/cabinet/links')).body).toContain('>Off<');
     await b.post(`/cabinet/links/${linkId}/enabled`, [['enabled', 'true']]);
     expect((await open(path)).statusCode).toBe(303);
+  });
+
+  it('works on a desk without a callback URL: the order is placed, read and paid, its events kept in the feed', async () => {
+    const noCallback = await createDesk(b, DESK_FORM.filter(([k]) => k !== 'callbackUrl'));
+    // the desk cannot take API orders without a notifyUrl, but its links work
+    expect(json(await signed(h, noCallback, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp' }) })).fault.code).toBe('CALLBACK_URL_REQUIRED');
+    await b.get('/cabinet/links');
+    const res = await b.post('/cabinet/links', linkFields(noCallback.id, { description: 'Gift card, 50 €' }));
+    expect(res.statusCode, res.body).toBe(201);
+    const path = /(\/l\/lnk_[0-9a-z]{26})/.exec(res.body)![1]!;
+    const opened = await open(path);
+    expect(opened.statusCode).toBe(303);
+    const orderId = /^\/pay\/(ord_[0-9a-z]{26})$/.exec(String(opened.headers.location))![1]!;
+    expect(json(await signed(h, noCallback, `/gw/v1/orders/${orderId}`)).result).toMatchObject({ status: 'Created', description: 'Gift card, 50 €' });
+    expect((await h.app.inject({ method: 'GET', url: `/pay/${orderId}` })).body).toContain('Gift card, 50 €');
+    // the merchant sees it in the cabinet and can complete the sandbox order there
+    expect((await b.get('/cabinet/orders')).body).toContain(orderId);
+    await b.get(`/cabinet/orders/${orderId}`);
+    expect((await b.post(`/cabinet/orders/${orderId}/simulate-payment`)).statusCode).toBe(303);
+    expect(json(await signed(h, noCallback, `/gw/v1/orders/${orderId}`)).result.status).toBe('Completed');
+    // nothing is sent anywhere, but the events are there for the feed
+    const events = json(await signed(h, noCallback, '/gw/v1/events', { query: `orderId=${orderId}` })).result.events as { event: string }[];
+    expect(events.map((e) => e.event)).toContain('order.completed');
+    const urls = await h.ctx.db.query<{ url: string | null }>('SELECT url FROM outbox_events WHERE order_id = $1', [orderId]);
+    expect(urls.rows.map((r) => r.url)).toEqual(urls.rows.map(() => null));
   });
 
   it('answers 410 past its expiry and 404 to an unknown link', async () => {

@@ -41,7 +41,7 @@ function linkForm(c: CabinetRequest, desks: readonly LinkDesk[], v: LinkFormValu
   const rails = [...new Set(desks.flatMap((d) => d.rails))].sort();
   return html`<form class="card stack" method="post" action="/cabinet/links" id="new-link"${error ? html` aria-describedby="link-error"` : ''}>${csrfInput(c.csrf)}
 <h2>New payment link</h2>
-<p class="hint">Send the link by message or e-mail, or put it on a page: whoever opens it gets an order of this amount on the desk, with its own payment page. No code needed.</p>
+<p class="hint">Send the link by message or e-mail, or put it on a page: whoever opens it gets an order of this amount on the desk, with its own payment page. No code needed: a desk without a callback URL works too, and you follow its orders here.</p>
 ${error ? html`<p class="notice bad" role="alert" id="link-error"><strong>No link was created.</strong> ${error}</p>` : ''}
 <label>What it is for <span class="hint">Shown to the customer and on the order.</span>
 <input type="text" name="description" required maxlength="255" value="${v.description}" autocomplete="off"></label>

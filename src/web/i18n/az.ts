@@ -8,6 +8,7 @@ export const az: Messages = {
   notFoundText: 'Bu ödəniş linki etibarlı deyil. Linki yoxlayın və ya mağazadan yenisini istəyin.',
   sandboxBanner: 'Test ödənişi (sandbox): pul köçürülmür. Real pul göndərməyin.',
   payTo: '{merchant}: ödəniş',
+  paymentFor: 'Ödənişin təyinatı',
   amountToPay: 'Ödəniləcək məbləğ',
   payExactly: 'Məhz bu məbləği bir ödənişlə ödəyin.',
   timeLeft: 'Ödəniş üçün qalan vaxt',

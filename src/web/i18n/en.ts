@@ -11,6 +11,7 @@ export const en = {
   notFoundText: 'This payment link is not valid. Check the link or ask the shop for a new one.',
   sandboxBanner: 'Test payment (sandbox): no money moves. Do not send real money.',
   payTo: 'Payment to {merchant}',
+  paymentFor: 'Payment for',
   amountToPay: 'Amount to pay',
   payExactly: 'Pay exactly this amount, in one payment.',
   timeLeft: 'Time left to pay',

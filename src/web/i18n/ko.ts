@@ -8,6 +8,7 @@ export const ko: Messages = {
   notFoundText: '유효하지 않은 결제 링크입니다. 링크를 확인하거나 상점에 새 링크를 요청하세요.',
   sandboxBanner: '테스트 결제(샌드박스): 실제로 돈이 이동하지 않습니다. 실제 돈을 보내지 마세요.',
   payTo: '{merchant} 결제',
+  paymentFor: '결제 내용',
   amountToPay: '결제 금액',
   payExactly: '이 금액을 정확히 한 번에 보내 주세요.',
   timeLeft: '남은 결제 시간',

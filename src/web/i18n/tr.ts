@@ -8,6 +8,7 @@ export const tr: Messages = {
   notFoundText: 'Bu ödeme bağlantısı geçerli değil. Bağlantıyı kontrol edin veya mağazadan yeni bir bağlantı isteyin.',
   sandboxBanner: 'Test ödemesi (sandbox): para hareket etmez. Gerçek para göndermeyin.',
   payTo: '{merchant} ödemesi',
+  paymentFor: 'Ödeme açıklaması',
   amountToPay: 'Ödenecek tutar',
   payExactly: 'Tam olarak bu tutarı tek seferde ödeyin.',
   timeLeft: 'Ödeme için kalan süre',

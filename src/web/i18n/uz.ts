@@ -8,6 +8,7 @@ export const uz: Messages = {
   notFoundText: 'Bu toʻlov havolasi yaroqsiz. Havolani tekshiring yoki doʻkondan yangisini soʻrang.',
   sandboxBanner: 'Sinov toʻlovi (sandbox): pul harakatlanmaydi. Haqiqiy pul yubormang.',
   payTo: '{merchant}: toʻlov',
+  paymentFor: 'Toʻlov maqsadi',
   amountToPay: 'Toʻlanadigan summa',
   payExactly: 'Aynan shu summani bitta toʻlovda toʻlang.',
   timeLeft: 'Toʻlov uchun qolgan vaqt',

@@ -140,6 +140,7 @@ export function renderPayPage(input: PayPageInput): Html {
 ${p.sandbox && html`<p class="sandbox" role="note">${t('sandboxBanner')}</p>`}
 <header class="summary${view === 'open' ? '' : ' muted'}">
 <h1 class="merchant">${t('payTo', { merchant })}</h1>
+${p.description && html`<p class="description"><span class="what">${t('paymentFor')}:</span> <span id="description" dir="auto">${p.description}</span></p>`}
 <p class="label">${view === 'open' ? t('amountToPay') : t('fieldAmount')}</p>
 <p class="amount" id="amount">${amountText}</p>
 <p class="currency"><span class="mono" id="exact-amount">${p.amount} ${p.currency}</span>${view === 'open' && html` · ${t('payExactly')}`}</p>

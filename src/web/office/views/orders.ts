@@ -105,7 +105,7 @@ export function orderPage(s: Shell, o: OrderItem, timeline: Fn<'orderTimeline'>,
 ${note ? html`<p class="notice ${note.kind}" role="${note.kind === 'ok' ? 'status' : 'alert'}">${note.text}</p>` : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="order-h"><h2 id="order-h">Order</h2>
-<dl class="fields"><dt>orderRef</dt><dd>${o.orderRef ? ident(o.orderRef, 'orderRef') : '—'}</dd><dt>Amount</dt><dd>${money(o.amount, o.currency)}</dd>
+<dl class="fields"><dt>orderRef</dt><dd>${o.orderRef ? ident(o.orderRef, 'orderRef') : '—'}</dd>${o.description ? html`<dt>Description</dt><dd class="wrap-any" id="order-description">${o.description}</dd>` : ''}<dt>Amount</dt><dd>${money(o.amount, o.currency)}</dd>
 <dt>Settled</dt><dd>${usd(o.settled.amount)} at ${o.settled.rate}</dd><dt>Commission</dt><dd>${usd(o.commission.amount)} (${o.commission.rate} %)</dd>
 <dt>Credited</dt><dd>${usd(o.credited.amount)}</dd><dt>Method</dt><dd>${o.method}${o.rail ? html` · ${o.rail}` : ''}</dd>
 <dt>Sub-status</dt><dd>${o.subStatus}</dd><dt>Cancel reason</dt><dd>${o.cancelReason ?? '—'}</dd><dt>Payer reference</dt><dd>${ident(o.payerReference, 'payer reference')}</dd>
