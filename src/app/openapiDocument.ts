@@ -88,6 +88,8 @@ export function renderMarkdownReference(named: Json): string {
       }
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) out.push('Request body:', '', ...table(fieldRows(body)));
+      // A body that is a file, not JSON (a bank statement): its media types and what each holds.
+      else if (op.requestBody?.content) out.push('Request body, one of:', '', ...Object.entries<Json>(op.requestBody.content).map(([type, m]) => `- ${code(type)}: ${m.schema?.description ?? typeOf(m.schema)}`), '');
       for (const [status, r] of Object.entries<Json>(op.responses)) {
         out.push(`- **${status}** ${r.description}`);
       }

@@ -105,6 +105,21 @@ a file that is not a statement is \`400 STATEMENT_INVALID\` naming what is wrong
 Credits already recorded (same provider and transaction id) count as \`duplicates\` and change nothing.`;
 
 /**
+ * The upload's body as the document shows it: the file itself, in one of the types the service
+ * reads (statements/index.ts `statementKindOf`), never JSON. Kept under `x-request-body`, so Fastify
+ * does not validate it: the route reads the stream itself.
+ */
+const STATEMENT_FILE = {
+  content: {
+    'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml', description: 'an ISO 20022 camt.053 (001.02 to 001.08) or camt.054 document' } },
+    'text/xml': { schema: { type: 'string', contentMediaType: 'text/xml', description: 'the same camt document, sent as `text/xml`' } },
+    'text/csv': {
+      schema: { type: 'string', contentMediaType: 'text/csv', description: 'a CSV file with the header row `transactionId,account,amount,currency,receivedAt,payer,reference`' },
+    },
+  },
+};
+
+/**
  * `POST /admin/v1/providers/{id}/statements`. The file is not read by a body parser: the route's
  * own parser leaves the request stream untouched, so the token is checked before a byte of the
  * file is read, and the statement reader takes it chunk by chunk under its 50 MiB limit.
@@ -116,14 +131,17 @@ function statementUpload(ctx: Ctx) {
     files.post(
       '/providers/:id/statements',
       {
-        schema: doc({
-          id: 'importStatement',
-          summary: 'Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched',
-          description: STATEMENT_HELP,
-          params: providerId,
-          ok: S.StatementSummary,
-          errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE'],
-        }),
+        schema: {
+          ...doc({
+            id: 'importStatement',
+            summary: 'Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched',
+            description: STATEMENT_HELP,
+            params: providerId,
+            ok: S.StatementSummary,
+            errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE'],
+          }),
+          'x-request-body': STATEMENT_FILE,
+        },
       },
       async (req, reply) => {
         const { id } = req.params as { id: string };

@@ -7,7 +7,7 @@ import { AppError, ERROR_STATUS } from '../../src/domain/errors.js';
 import { dereference, documentedRouteSchema } from '../../src/http/openapiComponents.js';
 import { generateOpenApi, renderMarkdownReference } from '../../src/app/openapiDocument.js';
 import { validateBands } from '../../src/services/operator.js';
-import { admin, createHarness, json, type Harness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, admin, createHarness, json, type Harness } from '../helpers/harness.js';
 
 let doc: Record<string, any>;
 let h: Harness;
@@ -126,8 +126,9 @@ describe('the OpenAPI document', () => {
         if (op.requestBody) {
           expect(op.responses['413'], where).toBeDefined();
           expect(op.responses['415']?.content['application/json'].schema.allOf[1].properties.fault.properties.code.enum, where).toContain('UNSUPPORTED_MEDIA_TYPE');
-          // Every request body is closed: an unknown field is refused.
-          expect(op.requestBody.content['application/json'].schema.additionalProperties, where).toBe(false);
+          // Every JSON request body is closed: an unknown field is refused. The one file upload takes no JSON at all.
+          if (op.operationId === 'importStatement') expect(op.requestBody.content['application/json'], where).toBeUndefined();
+          else expect(op.requestBody.content['application/json'].schema.additionalProperties, where).toBe(false);
         }
         for (const [status, r] of Object.entries<any>(op.responses)) {
           expect(r.headers?.['X-Trace-Id']?.schema?.type, `${where} ${status}`).toBe('string');
@@ -163,6 +164,24 @@ describe('the OpenAPI document', () => {
     // Unsigned garbage is refused by the signature check, not by a body schema.
     const res = await h.app.inject({ method: 'POST', url: '/providers/v1/prv_unknown/events', headers: { 'content-type': 'application/json' }, payload: '{"orderId":5}' });
     expect(res.statusCode).toBe(401);
+  });
+
+  it('describes the statement upload with the file types the service reads, not JSON', async () => {
+    const op = doc.paths['/admin/v1/providers/{id}/statements'].post;
+    expect(op.requestBody.required).toBe(true);
+    expect(Object.keys(op.requestBody.content)).toEqual(['application/xml', 'text/xml', 'text/csv']);
+    for (const [type, media] of Object.entries<any>(op.requestBody.content)) expect(media.schema, type).toMatchObject({ type: 'string', contentMediaType: type });
+    expect(op.requestBody.content['text/csv'].schema.description).toContain('transactionId,account,amount,currency,receivedAt,payer,reference');
+    expect(op['x-error-codes']).toEqual(expect.arrayContaining(['STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']));
+    expect(readFileSync(new URL('../../docs/api-reference.md', import.meta.url), 'utf8')).toContain('- `text/csv`: a CSV file with the header row');
+    // Each documented type is read as a statement: a JSON body is refused as the wrong type.
+    const pool = json(await admin(h.app, 'POST', '/providers', { name: 'Doc pool', kind: 'pool', priority: 10, capabilities: [{ method: 'Classic', rail: 'C2c', currency: 'RUB', min: '0', max: '0' }], requisites: [] })).result;
+    const send = (type: string, payload: string) =>
+      h.app.inject({ method: 'POST', url: `/admin/v1/providers/${pool.id}/statements`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type }, payload });
+    const csv = 'transactionId,account,amount,currency,receivedAt,payer,reference\n';
+    expect((await send('text/csv', csv)).statusCode).toBe(200);
+    for (const type of ['application/xml', 'text/xml']) expect(json(await send(type, '<x/>')).fault.code, type).toBe('STATEMENT_INVALID');
+    expect(json(await send('application/json', '{}')).fault.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('states the business rules the service enforces: formats, bounds, the payment keys, targetBank', () => {

@@ -6184,7 +6184,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/xml": string;
+                "text/xml": string;
+                "text/csv": string;
+            };
+        };
         responses: {
             /** @description Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched */
             200: {
