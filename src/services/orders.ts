@@ -58,7 +58,11 @@ function date(field: string, v: string | undefined): Date | undefined {
   return d;
 }
 
-/** Orders newest first within a scope, keyset-paged by `before` (an order id). */
+/**
+ * Orders newest first within a scope, keyset-paged by `before` (an order id). Within a merchant's
+ * scope (the cabinet) `q` matches a payer reference too, as the back office's search does; the
+ * operator API's `q` is an id or an orderRef.
+ */
 export async function listOrderRows(ctx: Ctx, scope: OrderScope, query: OrderListQuery): Promise<Page<OrderRow>> {
   let beforeSeq: number | undefined;
   if (query.before) {
@@ -74,6 +78,7 @@ export async function listOrderRows(ctx: Ctx, scope: OrderScope, query: OrderLis
     from: date('from', query.from),
     to: date('to', query.to),
     q: query.q,
+    qPayerReference: scope.merchantId !== undefined,
     beforeSeq,
     limit: query.limit + 1,
   });

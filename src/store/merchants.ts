@@ -91,8 +91,10 @@ export async function merchantProgress(q: Queryable, merchantId: string): Promis
   const { rows } = await q.query<{ desks: boolean; orders: boolean; delivered: boolean; completed: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM desks WHERE merchant_id = $1) AS desks,
             EXISTS (SELECT 1 FROM orders WHERE merchant_id = $1 AND placement = 'placed') AS orders,
-            EXISTS (SELECT 1 FROM outbox_events e JOIN desks d ON d.id = e.desk_id
-                     WHERE d.merchant_id = $1 AND e.state = 'delivered') AS delivered,
+            (EXISTS (SELECT 1 FROM outbox_events e JOIN desks d ON d.id = e.desk_id
+                      WHERE d.merchant_id = $1 AND e.state = 'delivered')
+             -- retention moves old delivered events to the archive, where every event was delivered
+             OR EXISTS (SELECT 1 FROM outbox_events_archive e JOIN desks d ON d.id = e.desk_id WHERE d.merchant_id = $1)) AS delivered,
             EXISTS (SELECT 1 FROM orders WHERE merchant_id = $1 AND sandbox AND status = 'Completed') AS completed`,
     [merchantId],
   );

@@ -2,7 +2,7 @@ import type { Db, Queryable } from './db.js';
 import { CATALOG_VERSIONS_VALUE, type CatalogVersions } from './catalogVersions.js';
 import { batchNow, nonceClaim, RELAXED_COMMIT } from './nonces.js';
 import { alone, batchedPerDatabase } from './batches.js';
-import { query, raw, sql } from './sql.js';
+import { query, raw, sql, type Sql } from './sql.js';
 import type { OrderStatus, SubStatus } from '../domain/orders.js';
 
 export interface OrderRow {
@@ -387,25 +387,40 @@ export interface OrderListFilter extends OrderScope {
   providerId?: string;
   from?: Date;
   to?: Date;
-  /** An ord_ id or an orderRef. */
+  /** An ord_ id or an orderRef (and a payer reference with `qPayerReference`). */
   q?: string;
+  /** `q` matches a payer reference too (the cabinet's search, as the back office's). */
+  qPayerReference?: boolean;
   /** Keyset: orders older than this one (by creation sequence). */
   beforeSeq?: number;
   limit: number;
 }
 
-/** Newest first, keyset-paged by `seq` so a page costs the same at any depth. */
+/**
+ * Newest first, keyset-paged so a page costs the same at any depth. The statement holds only the
+ * filters given, so each shape is planned for itself and keeps its index. Without a period the
+ * order is the creation sequence; with one (`from`, `to`) it is the creation time, then the
+ * sequence: the same order but among orders created in the same instant by concurrent requests
+ * (an order's time and number are taken together as it is inserted), and it lets
+ * (merchant_id | desk_id | ·, created_at, seq) serve the page from the period's newest end instead
+ * of walking every later order or sorting the whole period.
+ */
 export async function listOrders(q: Queryable, f: OrderListFilter): Promise<OrderRow[]> {
-  const { rows } = await q.query<OrderRow>(
-    `SELECT * FROM orders
-      WHERE placement = 'placed'
-        AND ($1::text IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR desk_id = $2)
-        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR provider_id = $4)
-        AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
-        AND ($7::text IS NULL OR id = $7 OR order_ref = $7)
-        AND ($8::bigint IS NULL OR seq < $8)
-      ORDER BY seq DESC LIMIT $9`,
-    [f.merchantId ?? null, f.deskId ?? null, f.status ?? null, f.providerId ?? null, f.from ?? null, f.to ?? null, f.q ?? null, f.beforeSeq ?? null, f.limit],
+  const byTime = f.from != null || f.to != null;
+  const where: Sql[] = [sql`placement = 'placed'`];
+  if (f.merchantId != null) where.push(sql`merchant_id = ${f.merchantId}`);
+  if (f.deskId != null) where.push(sql`desk_id = ${f.deskId}`);
+  if (f.status != null) where.push(sql`status = ${f.status}`);
+  if (f.providerId != null) where.push(sql`provider_id = ${f.providerId}`);
+  if (f.from != null) where.push(sql`created_at >= ${f.from}`);
+  if (f.to != null) where.push(sql`created_at < ${f.to}`);
+  if (f.q != null) where.push(f.qPayerReference ? sql`(id = ${f.q} OR order_ref = ${f.q} OR payer_reference = ${f.q})` : sql`(id = ${f.q} OR order_ref = ${f.q})`);
+  if (f.beforeSeq != null) {
+    where.push(byTime ? sql`(created_at, seq) < (SELECT c.created_at, c.seq FROM orders c WHERE c.seq = ${f.beforeSeq})` : sql`seq < ${f.beforeSeq}`);
+  }
+  const { rows } = await query<OrderRow>(
+    q,
+    sql`SELECT * FROM orders WHERE ${where.reduce((all, p) => sql`${all} AND ${p}`)} ORDER BY ${raw(byTime ? 'created_at DESC, seq DESC' : 'seq DESC')} LIMIT ${f.limit}`,
   );
   return rows;
 }

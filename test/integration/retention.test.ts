@@ -104,6 +104,64 @@ describe('retention of callback history', { timeout: 120_000 }, () => {
   });
 });
 
+describe('retention when a batch fails half-way', { timeout: 120_000 }, () => {
+  const snapshot = async (h: Harness) => ({
+    hot: (await h.ctx.db.query<{ id: string }>('SELECT id FROM outbox_events ORDER BY id')).rows.map((r) => r.id),
+    hotAttempts: (await h.ctx.db.query<{ id: string }>('SELECT id::text FROM callback_attempts ORDER BY id')).rows.map((r) => r.id),
+    archived: (await h.ctx.db.query<{ id: string }>('SELECT id FROM outbox_events_archive ORDER BY id')).rows.map((r) => r.id),
+    archivedAttempts: (await h.ctx.db.query<{ id: string }>('SELECT id::text FROM callback_attempts_archive ORDER BY id')).rows.map((r) => r.id),
+  });
+
+  it('loses and doubles nothing: the failed batch is undone whole, and the next run moves every event once', async () => {
+    const { h, desk } = await setUp();
+    const paid = [];
+    for (let k = 0; k < 4; k++) paid.push(await paidAndDelivered(h, desk, `crash-${k}`));
+    const logs = await Promise.all(paid.map(async (p) => json(await admin(h.app, 'GET', `/orders/${p.id}/callbacks`)).result));
+    h.clock.advance(100 * DAY);
+    const before = await snapshot(h);
+    expect(before.hot).toHaveLength(4);
+    expect(before.hotAttempts).toHaveLength(8);
+
+    // The database gives out half-way through the batch: after the fourth of its eight attempts is
+    // written to the archive (a sequence counts them, as it is outside every transaction).
+    await h.ctx.db.exec(`
+      CREATE SEQUENCE crash_count;
+      CREATE FUNCTION crash_half_way() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('crash_count') = 4 THEN RAISE EXCEPTION 'the database went away'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER crash_half_way BEFORE INSERT ON callback_attempts_archive FOR EACH ROW EXECUTE FUNCTION crash_half_way()`);
+    await expect(retentionWorker(h.ctx).runOnce()).rejects.toThrow('the database went away');
+    expect((await h.ctx.db.query<{ n: string }>(`SELECT last_value::text AS n FROM crash_count`)).rows[0]!.n).toBe('4');
+    // Nothing of the batch stayed: every event and attempt is where it was.
+    expect(await snapshot(h)).toEqual(before);
+    expect(json(await admin(h.app, 'GET', `/orders/${paid[0]!.id}/callbacks`)).result).toEqual(logs[0]);
+
+    // The service is back: the next runs move each event and attempt exactly once.
+    await h.ctx.db.exec('DROP TRIGGER crash_half_way ON callback_attempts_archive; DROP FUNCTION crash_half_way(); DROP SEQUENCE crash_count');
+    expect(await maintainOnce(h.ctx.db, h.clock, h.ctx.config)).toMatchObject({ retired: 4 });
+    const after = await snapshot(h);
+    expect(after).toEqual({ hot: [], hotAttempts: [], archived: before.hot, archivedAttempts: before.hotAttempts });
+    for (const [k, p] of paid.entries()) expect(json(await admin(h.app, 'GET', `/orders/${p.id}/callbacks`)).result).toEqual(logs[k]);
+  });
+
+  it('two instances retiring at once take different events, each moved once', async () => {
+    const { h, desk } = await setUp();
+    for (let k = 0; k < 6; k++) await paidAndDelivered(h, desk, `pair-${k}`);
+    h.clock.advance(100 * DAY);
+    const before = await snapshot(h);
+    const [a, b] = await Promise.all([retentionWorker(h.ctx, 3).runOnce(), retentionWorker(h.ctx, 3).runOnce()]);
+    expect(a).toBeLessThanOrEqual(3);
+    expect(b).toBeLessThanOrEqual(3);
+    // An event the other took meanwhile is skipped, not moved twice; what is left goes on the next pass.
+    let rest = 0;
+    for (let n; (n = await retentionWorker(h.ctx, 3).runOnce()) > 0; ) rest += n;
+    expect(a + b + rest).toBe(6);
+    expect(await snapshot(h)).toEqual({ hot: [], hotAttempts: [], archived: before.hot, archivedAttempts: before.hotAttempts });
+  });
+});
+
 async function setUpAnother(env: Record<string, string>) {
   const other = await createHarness({ env, unlimitedOrders: true });
   return { h: other, desk: await provisionDesk(other.app) };

@@ -9,6 +9,7 @@ import { eventBody } from '../../src/services/orderViews.js';
 import { expireDueOrders } from '../../src/services/orderActions.js';
 import { startMockProvider, type MockProvider } from '../../tools/mock-provider.js';
 import type { OrderRow } from '../../src/store/orders.js';
+import { loadMigrations, migrate } from '../../src/store/migrate.js';
 
 /*
  * The volume tool on a small set (a few thousand orders), then the service on the result: every
@@ -294,6 +295,46 @@ describe('the service on the generated data', () => {
     expect(found.body).toContain(withRef!.id);
   });
 
+  it('pages through a month of orders newest first, every order of it once, and finds an order by its payer reference in the cabinet', async () => {
+    const month = v.days[5]!.slice(0, 7);
+    const from = `${month}-01`;
+    const to = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
+    const expected = (await q<{ id: string }>(
+      `SELECT id FROM orders WHERE merchant_id = $1 AND placement = 'placed' AND created_at >= $2 AND created_at < $3 ORDER BY seq DESC`,
+      [v.merchant.id, from, to],
+    )).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(20);
+    // The operator API, 7 to a page, and the cabinet's list by its "older" links: the same orders in the same order.
+    const api: string[] = [];
+    for (let before: string | null = null, k = 0; k === 0 || before; k++) {
+      const page: { items: { id: string }[]; next: string | null } = json(await admin(h.app, 'GET', `/orders?merchantId=${v.merchant.id}&from=${from}&to=${to}&limit=7${before ? `&before=${before}` : ''}`)).result;
+      api.push(...page.items.map((o) => o.id));
+      before = page.next;
+    }
+    expect(api).toEqual(expected);
+    const b = new FormBrowser(h.app);
+    await b.get('/cabinet/sign-in');
+    expect((await b.post('/cabinet/sign-in', [['email', v.merchant.email], ['password', v.merchant.password]])).statusCode).toBe(303);
+    const listed: string[] = [];
+    for (let url: string | null = `/cabinet/orders?from=${from}&to=${to}`; url; ) {
+      const res = await b.get(url);
+      expect(res.statusCode).toBe(200);
+      for (const m of res.body.matchAll(/href="\/cabinet\/orders\/(ord_[A-Za-z0-9]+)"/g)) if (listed.at(-1) !== m[1]) listed.push(m[1]!);
+      url = /href="(\/cabinet\/orders\?[^"]*before=[^"]+)"/.exec(res.body)?.[1]?.replaceAll('&amp;', '&') ?? null;
+    }
+    expect(listed).toEqual(expected);
+    // The cabinet's search matches a payer reference, as the back office's does.
+    const [paid] = await q<{ id: string; payer_reference: string }>(
+      `SELECT id, payer_reference FROM orders WHERE merchant_id = $1 AND payer_reference = ANY($2::text[]) ORDER BY seq LIMIT 1`,
+      [v.merchant.id, v.samplePayerReferences],
+    );
+    const found = await b.get(`/cabinet/orders?q=${encodeURIComponent(paid!.payer_reference)}`);
+    expect(found.statusCode).toBe(200);
+    expect(found.body).toContain(paid!.id);
+    // The operator API's q stays an id or an orderRef.
+    expect(json(await admin(h.app, 'GET', `/orders?q=${encodeURIComponent(paid!.payer_reference)}`)).result.items).toEqual([]);
+  });
+
   it('credits a paid order, decides an open appeal and expires an open order as its own, the ledger still balanced', async () => {
     const [payed] = await q<{ id: string; merchant_id: string }>(`SELECT id, merchant_id FROM orders WHERE status = 'Payed' LIMIT 1`);
     if (payed) {
@@ -324,5 +365,28 @@ describe('the service on the generated data', () => {
     const res = await signed(h, desk(), '/gw/v1/orders', { body: JSON.stringify({ amount: 1500, currency: 'RUB', rail: 'Sbp', orderRef: 'after-the-year-1' }) });
     expect(res.statusCode, res.body).toBe(201);
     expect(json(res).result.payment).toBeTruthy();
+  });
+});
+
+describe('the index migrations on a database holding the data', () => {
+  it('build their indexes CONCURRENTLY, valid and recorded, on the generated data', async () => {
+    const ours = loadMigrations().filter((m) => /_(scale_indexes|retention_index)\.sql$/.test(m.name));
+    expect(ours.map((m) => m.version)).toEqual([11, 17]);
+    const names = ours.flatMap((m) => {
+      // Outside a transaction, and every index built concurrently: a service on a big database keeps writing meanwhile.
+      expect(m.sql.startsWith('--! no-transaction')).toBe(true);
+      expect(m.sql).not.toMatch(/CREATE (UNIQUE )?INDEX (?!CONCURRENTLY)/);
+      return [...m.sql.matchAll(/CREATE INDEX CONCURRENTLY IF NOT EXISTS (\w+)/g)].map((x) => x[1]!);
+    });
+    expect(names.length).toBe(15);
+    for (const name of names) await h.ctx.db.exec(`DROP INDEX ${name}`);
+    await h.ctx.db.query('DELETE FROM schema_migrations WHERE version = ANY($1::int[])', [ours.map((m) => m.version)]);
+    expect(await migrate(h.ctx.db)).toEqual(ours.map((m) => m.name));
+    const built = await q<{ name: string; valid: boolean }>(
+      `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ANY($1::text[])`,
+      [names],
+    );
+    expect(built.sort((a, b) => (a.name < b.name ? -1 : 1))).toEqual([...names].sort().map((name) => ({ name, valid: true })));
+    expect(await migrate(h.ctx.db)).toEqual([]);
   });
 });
