@@ -348,21 +348,31 @@ export interface DailyXmlFeedOptions {
   maxBytes?: number;
 }
 
+/** What makes a central bank's daily XML feed: its name, where it is served, how its document reads. */
+export interface DailyXmlFeed {
+  name: string;
+  defaultBaseUrl: string;
+  path: string;
+  /** Rates per USD for the requested codes the document quotes. */
+  ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal>;
+}
+
 /** A central bank's daily XML feed: one GET of a fixed path, parsed into rates per USD. */
-export abstract class DailyXmlFeedSource implements RateSource {
-  abstract readonly name: string;
+export class DailyXmlFeedSource implements RateSource {
+  readonly name: string;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
 
-  protected constructor(defaultBaseUrl: string, path: string, options: DailyXmlFeedOptions) {
-    this.url = joinUrl(options.baseUrl ?? defaultBaseUrl, path);
+  constructor(
+    private readonly feed: DailyXmlFeed,
+    options: DailyXmlFeedOptions = {},
+  ) {
+    this.name = feed.name;
+    this.url = joinUrl(options.baseUrl ?? feed.defaultBaseUrl, feed.path);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES;
   }
-
-  /** Rates per USD for the requested codes the document quotes. */
-  protected abstract ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal>;
 
   async fetchRates(codes: readonly string[], signal?: AbortSignal): Promise<Map<string, Decimal>> {
     // USD needs no feed; asking the bank for nothing else would be a wasted request.
@@ -374,6 +384,6 @@ export abstract class DailyXmlFeedSource implements RateSource {
       signal,
       accept: 'application/xml, text/xml',
     });
-    return this.ratesFrom(body, codes);
+    return this.feed.ratesFrom(body, codes);
   }
 }

@@ -13,8 +13,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ConfigError, parseConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/context.js';
 import { rateRefresher } from '../../src/fx/refresh.js';
-import { CBR_DAILY_PATH, CbrRateSource } from '../../src/fx/sources/cbr.js';
-import { ECB_DAILY_PATH, EcbRateSource } from '../../src/fx/sources/ecb.js';
+import { CBR_DAILY_PATH } from '../../src/fx/sources/cbr.js';
+import { ECB_DAILY_PATH } from '../../src/fx/sources/ecb.js';
+import { DailyXmlFeedSource } from '../../src/fx/source.js';
 import { EXCHANGE_TICKER_PATH, ExchangeTickerRateSource } from '../../src/fx/sources/exchangeTicker.js';
 import { feedBaseUrl, sourcesFromConfig } from '../../src/fx/sources/index.js';
 import { getRates, type RateRow } from '../../src/store/currencies.js';
@@ -441,7 +442,7 @@ describe('sourcesFromConfig', () => {
   it('builds the configured sources in order of preference', () => {
     const config = parseConfig({ FX_SOURCES: 'ticker,cbr,ecb', SEED_DEMO: 'false' });
     const sources = sourcesFromConfig(config);
-    expect(sources.map((s) => s.constructor)).toEqual([ExchangeTickerRateSource, CbrRateSource, EcbRateSource]);
+    expect(sources.map((s) => s.constructor)).toEqual([ExchangeTickerRateSource, DailyXmlFeedSource, DailyXmlFeedSource]);
     expect(sources.map((s) => s.name)).toEqual(['binance', 'cbr', 'ecb']);
     expect(sourcesFromConfig(parseConfig({ SEED_DEMO: 'false' }))).toEqual([]);
   });

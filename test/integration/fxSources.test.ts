@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Decimal } from 'decimal.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FEED_USER_AGENT, RateSourceError, type RateSource, type RateSourceFailure } from '../../src/fx/source.js';
-import { CBR_DAILY_PATH, CbrRateSource } from '../../src/fx/sources/cbr.js';
-import { ECB_DAILY_PATH, EcbRateSource } from '../../src/fx/sources/ecb.js';
+import { DailyXmlFeedSource, FEED_USER_AGENT, RateSourceError, type RateSource, type RateSourceFailure } from '../../src/fx/source.js';
+import { CBR_DAILY_PATH, CBR_FEED } from '../../src/fx/sources/cbr.js';
+import { ECB_DAILY_PATH, ECB_FEED } from '../../src/fx/sources/ecb.js';
 import { EXCHANGE_TICKER_PATH, ExchangeTickerRateSource } from '../../src/fx/sources/exchangeTicker.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/fx/${name}`, import.meta.url));
@@ -77,8 +77,8 @@ async function failureOf(promise: Promise<unknown>): Promise<RateSourceError> {
 
 /** One source of each kind, each asked for a code its feed prices. */
 const adapters: Array<{ kind: string; make: (base: string, timeoutMs?: number, maxBytes?: number) => RateSource; codes: string[] }> = [
-  { kind: 'cbr', make: (b, timeoutMs, maxBytes) => new CbrRateSource({ baseUrl: b, timeoutMs, maxBytes }), codes: ['RUB'] },
-  { kind: 'ecb', make: (b, timeoutMs, maxBytes) => new EcbRateSource({ baseUrl: b, timeoutMs, maxBytes }), codes: ['TRY'] },
+  { kind: 'cbr', make: (b, timeoutMs, maxBytes) => new DailyXmlFeedSource(CBR_FEED, { baseUrl: b, timeoutMs, maxBytes }), codes: ['RUB'] },
+  { kind: 'ecb', make: (b, timeoutMs, maxBytes) => new DailyXmlFeedSource(ECB_FEED, { baseUrl: b, timeoutMs, maxBytes }), codes: ['TRY'] },
   {
     kind: 'binance',
     make: (b, timeoutMs, maxBytes) => new ExchangeTickerRateSource({ baseUrl: b, timeoutMs, maxBytes }),
@@ -88,7 +88,7 @@ const adapters: Array<{ kind: string; make: (base: string, timeoutMs?: number, m
 
 describe('recorded answers', () => {
   it('CBR: RUB directly and cross rates through RUB, from the windows-1251 feed', async () => {
-    const source = new CbrRateSource({ baseUrl });
+    const source = new DailyXmlFeedSource(CBR_FEED, { baseUrl });
     const rates = await source.fetchRates(['RUB', 'INR', 'KRW', 'TRY', 'AZN', 'KZT', 'UZS', 'XYZ']);
     expect(at8(rates)).toEqual({
       RUB: '80.97350000',
@@ -104,7 +104,7 @@ describe('recorded answers', () => {
   });
 
   it('ECB: per-USD rates for what it publishes', async () => {
-    const rates = await new EcbRateSource({ baseUrl }).fetchRates(['RUB', 'INR', 'KRW', 'TRY']);
+    const rates = await new DailyXmlFeedSource(ECB_FEED, { baseUrl }).fetchRates(['RUB', 'INR', 'KRW', 'TRY']);
     expect(at8(rates)).toEqual({ INR: '88.66704309', KRW: '1473.35823489', TRY: '42.41096247' });
     expect(requests.map((r) => r.url)).toEqual([ECB_DAILY_PATH]);
   });
@@ -126,7 +126,7 @@ describe('recorded answers', () => {
   });
 
   it('honours a base URL with a path prefix and a trailing slash', async () => {
-    const rates = await new CbrRateSource({ baseUrl: `${baseUrl}/mirror/` }).fetchRates(['RUB']);
+    const rates = await new DailyXmlFeedSource(CBR_FEED, { baseUrl: `${baseUrl}/mirror/` }).fetchRates(['RUB']);
     expect(at8(rates)).toEqual({ RUB: '80.97350000' });
     expect(requests.map((r) => r.url)).toEqual([`/mirror${CBR_DAILY_PATH}`]);
   });

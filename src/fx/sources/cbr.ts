@@ -9,8 +9,7 @@
  */
 import { Decimal } from 'decimal.js';
 import {
-  DailyXmlFeedSource,
-  type DailyXmlFeedOptions,
+  type DailyXmlFeed,
   malformedFeed,
   SETTLEMENT_CURRENCY,
   childrenNamed,
@@ -102,18 +101,12 @@ export function cbrRatesPerUsd(daily: CbrDaily, codes: readonly string[]): Map<s
   });
 }
 
-export type CbrSourceOptions = DailyXmlFeedOptions;
+export const CBR_FEED: DailyXmlFeed = {
+  name: CBR_SOURCE_NAME,
+  defaultBaseUrl: CBR_DEFAULT_BASE_URL,
+  path: CBR_DAILY_PATH,
+  ratesFrom: (body, codes) => cbrRatesPerUsd(parseCbrDaily(body), codes),
+};
 
-export class CbrRateSource extends DailyXmlFeedSource {
-  readonly name = CBR_SOURCE_NAME;
-
-  constructor(options: CbrSourceOptions = {}) {
-    super(CBR_DEFAULT_BASE_URL, CBR_DAILY_PATH, options);
-  }
-
-  protected ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal> {
-    return cbrRatesPerUsd(parseCbrDaily(body), codes);
-  }
-}
 
 const malformed = malformedFeed(CBR_SOURCE_NAME);

@@ -7,8 +7,7 @@
  */
 import { Decimal } from 'decimal.js';
 import {
-  DailyXmlFeedSource,
-  type DailyXmlFeedOptions,
+  type DailyXmlFeed,
   malformedFeed,
   SETTLEMENT_CURRENCY,
   childrenNamed,
@@ -88,18 +87,12 @@ export function ecbRatesPerUsd(daily: EcbDaily, codes: readonly string[]): Map<s
   });
 }
 
-export type EcbSourceOptions = DailyXmlFeedOptions;
+export const ECB_FEED: DailyXmlFeed = {
+  name: ECB_SOURCE_NAME,
+  defaultBaseUrl: ECB_DEFAULT_BASE_URL,
+  path: ECB_DAILY_PATH,
+  ratesFrom: (body, codes) => ecbRatesPerUsd(parseEcbDaily(body), codes),
+};
 
-export class EcbRateSource extends DailyXmlFeedSource {
-  readonly name = ECB_SOURCE_NAME;
-
-  constructor(options: EcbSourceOptions = {}) {
-    super(ECB_DEFAULT_BASE_URL, ECB_DAILY_PATH, options);
-  }
-
-  protected ratesFrom(body: Uint8Array, codes: readonly string[]): Map<string, Decimal> {
-    return ecbRatesPerUsd(parseEcbDaily(body), codes);
-  }
-}
 
 const malformed = malformedFeed(ECB_SOURCE_NAME);

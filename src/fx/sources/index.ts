@@ -7,9 +7,9 @@
  * so a mirror or a test server may sit under any prefix as long as it serves the feed's own path.
  */
 import { ConfigError, type Config } from '../../config.js';
-import type { RateSource } from '../source.js';
-import { CBR_DAILY_PATH, CbrRateSource } from './cbr.js';
-import { ECB_DAILY_PATH, EcbRateSource } from './ecb.js';
+import { DailyXmlFeedSource, type RateSource } from '../source.js';
+import { CBR_DAILY_PATH, CBR_FEED } from './cbr.js';
+import { ECB_DAILY_PATH, ECB_FEED } from './ecb.js';
 import { EXCHANGE_TICKER_PATH, ExchangeTickerRateSource } from './exchangeTicker.js';
 
 /**
@@ -39,9 +39,9 @@ export function sourcesFromConfig(config: Config): RateSource[] {
   return config.fxSources.map((name): RateSource => {
     switch (name) {
       case 'cbr':
-        return new CbrRateSource({ baseUrl: feedBaseUrl('FX_CBR_URL', config.fxCbrUrl, CBR_DAILY_PATH) });
+        return new DailyXmlFeedSource(CBR_FEED, { baseUrl: feedBaseUrl('FX_CBR_URL', config.fxCbrUrl, CBR_DAILY_PATH) });
       case 'ecb':
-        return new EcbRateSource({ baseUrl: feedBaseUrl('FX_ECB_URL', config.fxEcbUrl, ECB_DAILY_PATH) });
+        return new DailyXmlFeedSource(ECB_FEED, { baseUrl: feedBaseUrl('FX_ECB_URL', config.fxEcbUrl, ECB_DAILY_PATH) });
       case 'ticker':
         return new ExchangeTickerRateSource({ baseUrl: feedBaseUrl('FX_TICKER_URL', config.fxTickerUrl, EXCHANGE_TICKER_PATH) });
       default:

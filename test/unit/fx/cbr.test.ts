@@ -3,7 +3,8 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RateSourceError } from '../../../src/fx/source.js';
-import { CbrRateSource, cbrRatesPerUsd, parseCbrDaily } from '../../../src/fx/sources/cbr.js';
+import { DailyXmlFeedSource } from '../../../src/fx/source.js';
+import { CBR_FEED, cbrRatesPerUsd, parseCbrDaily } from '../../../src/fx/sources/cbr.js';
 
 const fixture = new Uint8Array(readFileSync(new URL('../../fixtures/fx/cbr-daily.xml', import.meta.url)));
 
@@ -172,10 +173,10 @@ describe('parseCbrDaily refuses documents it cannot trust', () => {
   });
 });
 
-describe('CbrRateSource', () => {
+describe('the CBR feed source', () => {
   it('answers USD alone without a request', async () => {
     // An unroutable base URL would make any request fail, so success proves none was made.
-    const source = new CbrRateSource({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 50 });
+    const source = new DailyXmlFeedSource(CBR_FEED, { baseUrl: 'http://127.0.0.1:1', timeoutMs: 50 });
     const rates = await source.fetchRates(['USD']);
     expect([...rates].map(([c, r]) => [c, r.toString()])).toEqual([['USD', '1']]);
     expect((await source.fetchRates([])).size).toBe(0);
