@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { claimDueEvents, finishAttempts } from '../../src/store/outbox.js';
 import { maintainOnce, orderStatsWorker, retentionWorker } from '../../src/workers/maintenance.js';
+import { merchantProgress } from '../../src/store/merchants.js';
 import { callbackStates, conversionByMethod, ordersByStatus, providerDailyOutcomes, turnoverSince } from '../../src/store/office.js';
 
 /*
@@ -101,6 +102,9 @@ describe('retention of callback history', { timeout: 120_000 }, () => {
     const done = await maintainOnce(h.ctx.db, h.clock, h.ctx.config);
     expect(done).toEqual({ retired: 1, archived: true, days: 32 });
     expect(await count(h, 'outbox_events_archive')).toBe(5);
+    // Every delivered callback of the merchant is in the archive now: its first-run checklist still counts one.
+    expect(await count(h, 'outbox_events')).toBe(0);
+    expect(await merchantProgress(h.ctx.db, desk.merchantId)).toMatchObject({ hasDeliveredCallback: true });
   });
 });
 
