@@ -55,19 +55,6 @@ describe.skipIf(!process.env.REDIS_URL)('rate limits shared through Redis', () =
     await new Promise((r) => setImmediate(r));
     expect(settled).toBe(0);
   });
-});
-
-describe.skipIf(!process.env.REDIS_URL)('shared windows on the injected clock', () => {
-  let a: Redis;
-  let b: Redis;
-  beforeAll(() => {
-    a = new Redis(process.env.REDIS_URL!);
-    b = new Redis(process.env.REDIS_URL!);
-  });
-  afterAll(() => {
-    a.disconnect();
-    b.disconnect();
-  });
 
   it('a window ends when the clock says so: the queued are admitted then, and what they used is gone from the next window for both instances', async () => {
     const clock = new ManualClock();
@@ -102,64 +89,53 @@ describe.skipIf(!process.env.REDIS_URL)('shared windows on the injected clock', 
     clock.advance(45_000);
     expect(await one.payerReference.take(ip)).toEqual({ ok: true });
   });
-});
 
-describe.skipIf(!process.env.REDIS_URL)('the per-account sign-in lock and the challenge cap shared through Redis', () => {
-  let a: Redis;
-  let b: Redis;
-  beforeAll(() => {
-    a = new Redis(process.env.REDIS_URL!);
-    b = new Redis(process.env.REDIS_URL!);
-  });
-  afterAll(() => {
-    a.disconnect();
-    b.disconnect();
-  });
+  describe('the per-account sign-in lock and the challenge cap', () => {
+    accountLimitCases(() => [createRateLimits(a), createRateLimits(b)]);
 
-  accountLimitCases(() => [createRateLimits(a), createRateLimits(b)]);
+    describe('over HTTP, two gateway instances on one database and one Redis', () => {
+      let h: Harness;
+      let one: FastifyInstance;
+      let two: FastifyInstance;
+      beforeAll(async () => {
+        h = await createHarness({ env: { TRUST_PROXY: 'true' } });
+        one = buildApp({ ...h.ctx, limits: createRateLimits(a, {}, h.clock) });
+        two = buildApp({ ...h.ctx, limits: createRateLimits(b, {}, h.clock) });
+        await Promise.all([one.ready(), two.ready()]);
+      });
+      afterAll(async () => {
+        await Promise.all([one.close(), two.close()]);
+        await h.close();
+      });
 
-  describe('over HTTP, two gateway instances on one database and one Redis', () => {
-    let h: Harness;
-    let one: FastifyInstance;
-    let two: FastifyInstance;
-    beforeAll(async () => {
-      h = await createHarness({ env: { TRUST_PROXY: 'true' } });
-      one = buildApp({ ...h.ctx, limits: createRateLimits(a, {}, h.clock) });
-      two = buildApp({ ...h.ctx, limits: createRateLimits(b, {}, h.clock) });
-      await Promise.all([one.ready(), two.ready()]);
-    });
-    afterAll(async () => {
-      await Promise.all([one.close(), two.close()]);
-      await h.close();
-    });
-
-    it('wrong passwords on one account through both instances: the 11th answers 429 on either, with a growing delay, and a success clears it', async () => {
-      const merchantId = (await provisionDesk(h.app)).merchantId;
-      const email = `shared-${randomBytes(4).toString('hex')}@limits.example`;
-      await createUser(h.ctx, merchantId, { email, password: 'a long and proper passphrase' });
-      // Each browser has its own address, and a pair is replaced after a success (which ends the pre-session cookie).
-      let browsers: FormBrowser[] = [];
-      const newBrowsers = async () => {
-        // Addresses of their own on every run: the per-IP counts of an earlier run may still be in Redis.
-        const ip = () => `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
-        browsers = [new FormBrowser(one, ip()), new FormBrowser(two, ip())];
-        for (const br of browsers) await br.get('/cabinet/sign-in');
-      };
-      await newBrowsers();
-      const post = (i: number, password: string) => browsers[i % 2]!.post('/cabinet/sign-in', [['email', email], ['password', password]]);
-      for (let i = 0; i < 10; i++) expect((await post(i, `wrong guess ${i}`)).statusCode, `guess ${i + 1}`).toBe(401);
-      const locked = await post(0, 'a long and proper passphrase');
-      expect(locked.statusCode).toBe(429);
-      expect(locked.headers['retry-after']).toBe('60');
-      expect((await post(1, 'a long and proper passphrase')).headers['retry-after']).toBe('60');
-      h.clock.advance(60_000);
-      expect((await post(1, 'wrong once more')).statusCode).toBe(401);
-      expect((await post(0, 'a long and proper passphrase')).headers['retry-after']).toBe('120');
-      h.clock.advance(120_000);
-      expect((await post(0, 'a long and proper passphrase')).statusCode).toBe(303);
-      await newBrowsers();
-      for (let i = 0; i < 10; i++) expect((await post(i, `wrong guess ${i}`)).statusCode, `guess ${i + 1} after the success`).toBe(401);
-      expect((await post(0, 'wrong guess')).headers['retry-after']).toBe('60');
+      it('wrong passwords on one account through both instances: the 11th answers 429 on either, with a growing delay, and a success clears it', async () => {
+        const merchantId = (await provisionDesk(h.app)).merchantId;
+        const email = `shared-${randomBytes(4).toString('hex')}@limits.example`;
+        await createUser(h.ctx, merchantId, { email, password: 'a long and proper passphrase' });
+        // Each browser has its own address, and a pair is replaced after a success (which ends the pre-session cookie).
+        let browsers: FormBrowser[] = [];
+        const newBrowsers = async () => {
+          // Addresses of their own on every run: the per-IP counts of an earlier run may still be in Redis.
+          const ip = () => `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+          browsers = [new FormBrowser(one, ip()), new FormBrowser(two, ip())];
+          for (const br of browsers) await br.get('/cabinet/sign-in');
+        };
+        await newBrowsers();
+        const post = (i: number, password: string) => browsers[i % 2]!.post('/cabinet/sign-in', [['email', email], ['password', password]]);
+        for (let i = 0; i < 10; i++) expect((await post(i, `wrong guess ${i}`)).statusCode, `guess ${i + 1}`).toBe(401);
+        const locked = await post(0, 'a long and proper passphrase');
+        expect(locked.statusCode).toBe(429);
+        expect(locked.headers['retry-after']).toBe('60');
+        expect((await post(1, 'a long and proper passphrase')).headers['retry-after']).toBe('60');
+        h.clock.advance(60_000);
+        expect((await post(1, 'wrong once more')).statusCode).toBe(401);
+        expect((await post(0, 'a long and proper passphrase')).headers['retry-after']).toBe('120');
+        h.clock.advance(120_000);
+        expect((await post(0, 'a long and proper passphrase')).statusCode).toBe(303);
+        await newBrowsers();
+        for (let i = 0; i < 10; i++) expect((await post(i, `wrong guess ${i}`)).statusCode, `guess ${i + 1} after the success`).toBe(401);
+        expect((await post(0, 'wrong guess')).headers['retry-after']).toBe('60');
+      });
     });
   });
 });
