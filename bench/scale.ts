@@ -11,14 +11,20 @@
  * keeps the databases (PostgreSQL: paygate_scale_N; embedded: /tmp/paygate-scale-N) and their
  * samples, and a later run with BENCH_SCALE_REUSE=1 measures them again without generating;
  * BENCH_SCALE_ONLY=balance (part of a read's name) times only those reads.
+ *
+ * Then the write rate: on a copy of each database (so the data measured stays as the tool made it),
+ * the server started afresh, BENCH_SCALE_WRITE_DESKS (600) sandbox desks provisioned through the
+ * operator API create orders for BENCH_SCALE_WRITE_SECONDS (8) over 32 connections from a load
+ * generator in its own process (bench/loadgen.ts); the ratio of the large size's rate to the small
+ * one's is printed. BENCH_SCALE_WRITE_SECONDS=0 skips it.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signRequest } from '../src/signing.js';
-import { ROOT, startPaygate, type PaygateProcess } from './server.js';
+import { provisionDesks, ROOT, startPaygate, type PaygateProcess } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const WARMUPS = 5;
@@ -50,6 +56,9 @@ const sizes = (process.env.BENCH_SCALE_SIZES ?? (serverUrl ? '20000,2000000' : '
 const keep = process.env.BENCH_SCALE_KEEP === '1';
 const reuse = process.env.BENCH_SCALE_REUSE === '1';
 const only = process.env.BENCH_SCALE_ONLY;
+const writeSeconds = Number(process.env.BENCH_SCALE_WRITE_SECONDS ?? 8);
+const writeDesks = Number(process.env.BENCH_SCALE_WRITE_DESKS ?? 600);
+const WRITE_CONNECTIONS = 32;
 
 async function adminSql(statement: string): Promise<void> {
   const c = new pg.Client({ connectionString: serverUrl! });
@@ -271,18 +280,66 @@ async function measure(orders: number) {
   process.stderr.write(`== ${orders.toLocaleString('en')} orders: the service, freshly started\n`);
   const env: Record<string, string> = { MASTER_KEY: place.masterKey, OFFICE_REQUIRE_2FA: 'false' };
   const server = await startPaygate({ databaseUrl: place.url ?? undefined, dataDir: place.dataDir, env });
+  let measured;
   try {
     const reads = await readsFor(server.base, volume);
     const { timings, peakMb } = await timeReads(server, reads);
-    return { orders, seconds, timings, peakMb, names: reads.map((r) => r.name) };
+    measured = { orders, seconds, timings, peakMb, names: reads.map((r) => r.name) };
   } finally {
     await server.stop();
+  }
+  try {
+    const writes = writeSeconds > 0 ? await writeRate(place, orders, env) : null;
+    return { ...measured, writes };
+  } finally {
     await place.drop();
   }
 }
 
+/**
+ * Order creation on a copy of the database (PostgreSQL: CREATE DATABASE … TEMPLATE; embedded: a
+ * copy of the data folder), from `writeDesks` desks at once so the per-desk order limit (30 per
+ * 10 s) is not the ceiling. The copy is removed afterwards.
+ */
+async function writeRate(place: Place, orders: number, env: Record<string, string>): Promise<{ rps: number; total: number; p99: number; errors: number; non2xx: number }> {
+  process.stderr.write(`== ${orders.toLocaleString('en')} orders: order creation on a copy, ${writeDesks} desks, ${writeSeconds} s\n`);
+  const copy = `paygate_scale_${orders}_writes`;
+  const copyDir = `${place.dataDir}-writes`;
+  let url: string | undefined;
+  if (place.url) {
+    await adminSql(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
+    // A file copy: the default of PostgreSQL 15 writes every page of the copy to the log.
+    await adminSql(`CREATE DATABASE ${copy} TEMPLATE paygate_scale_${orders} STRATEGY FILE_COPY`).catch(() => adminSql(`CREATE DATABASE ${copy} TEMPLATE paygate_scale_${orders}`));
+    const u = new URL(place.url);
+    u.pathname = `/${copy}`;
+    url = u.toString();
+  } else {
+    rmSync(copyDir, { recursive: true, force: true });
+    execFileSync('cp', ['-a', place.dataDir, copyDir]);
+  }
+  const server = await startPaygate({ databaseUrl: url, dataDir: url ? place.dataDir : copyDir, env });
+  try {
+    const desks = await provisionDesks(server.base, writeDesks);
+    const desksFile = `${copyDir}.desks.json`;
+    writeFileSync(desksFile, JSON.stringify(desks));
+    const job = { url: server.base, method: 'POST', path: '/gw/v1/orders', body: '{"amount":1500.5,"currency":"RUB","rail":"Sbp","orderRef":"scale-{i}"}', desksFile, connections: WRITE_CONNECTIONS, seconds: writeSeconds };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/loadgen.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(desksFile, { force: true });
+    const r = JSON.parse(out.trim().split('\n').at(-1)!);
+    process.stderr.write(`  POST /gw/v1/orders: ${r.rps.toFixed(0)} per second (${r.total} in ${writeSeconds} s, p99 ${r.p99} ms, ${r.non2xx} not 2xx)\n`);
+    return r;
+  } finally {
+    await server.stop();
+    if (url) await adminSql(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
+    else rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
-  const results = [];
+  const results: Awaited<ReturnType<typeof measure>>[] = [];
   for (const n of sizes) results.push(await measure(n));
   const [small, ...large] = results;
   const fmt = (t: Timing | undefined) => (t?.p95 == null ? (t?.status ?? '–') : t.p95.toFixed(1));
@@ -303,6 +360,11 @@ async function main() {
       return !!(s?.p95 && l?.p95 && l.p95 <= LIMIT_MS && l.p95 / s.p95 <= LIMIT_RATIO);
     });
     console.log(`| ${name} | ${cells.join(' | ')} | ${ratios.join(' | ')} | ${ok ? 'yes' : 'NO'} |`);
+  }
+  if (small!.writes) {
+    const rate = (r: (typeof results)[number]) => (r.writes ? `${r.writes.rps.toFixed(0)}/s (p99 ${r.writes.p99} ms, ${r.writes.non2xx} not 2xx)` : '–');
+    console.log(`order creation, ${writeDesks} desks, ${WRITE_CONNECTIONS} connections, ${writeSeconds} s: ${results.map((r) => `@${r.orders.toLocaleString('en')} ${rate(r)}`).join('; ')}`);
+    for (const r of large) if (r.writes) console.log(`write-rate ratio @${r.orders.toLocaleString('en')}: ${(r.writes.rps / small!.writes.rps).toFixed(2)} (at least 0.8: ${r.writes.rps / small!.writes.rps >= 0.8 ? 'yes' : 'NO'})`);
   }
 }
 
