@@ -84,20 +84,24 @@ async function enrol(h: Harness, surface: 'cabinet' | 'office', accountId: strin
   return key;
 }
 
+/** A harness behind TRUST_PROXY whose warnings land in `warnings`, with one merchant. */
+async function harnessLoggingWarnings(trustProxy: string, warnings: string[]): Promise<{ h: Harness; merchantId: string }> {
+  const lines = new Writable({
+    write(chunk, _enc, done) {
+      warnings.push(String(chunk));
+      done();
+    },
+  });
+  const h = await createHarness({ env: { TRUST_PROXY: trustProxy }, log: pino({ level: 'warn' }, lines) });
+  return { h, merchantId: (await provisionDesk(h.app)).merchantId };
+}
+
 describe('behind TRUST_PROXY=true, where every client picks its own address', () => {
   let h: Harness;
   let merchantId: string;
   const warnings: string[] = [];
-
   beforeAll(async () => {
-    const lines = new Writable({
-      write(chunk, _enc, done) {
-        warnings.push(String(chunk));
-        done();
-      },
-    });
-    h = await createHarness({ env: { TRUST_PROXY: 'true' }, log: pino({ level: 'warn' }, lines) });
-    merchantId = (await provisionDesk(h.app)).merchantId;
+    ({ h, merchantId } = await harnessLoggingWarnings('true', warnings));
   });
   afterAll(() => h.close());
 
@@ -335,16 +339,8 @@ describe('TRUST_PROXY naming the proxies', () => {
   let h: Harness;
   let merchantId: string;
   const warnings: string[] = [];
-
   beforeAll(async () => {
-    const lines = new Writable({
-      write(chunk, _enc, done) {
-        warnings.push(String(chunk));
-        done();
-      },
-    });
-    h = await createHarness({ env: { TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' }, log: pino({ level: 'warn' }, lines) });
-    merchantId = (await provisionDesk(h.app)).merchantId;
+    ({ h, merchantId } = await harnessLoggingWarnings('10.0.0.0/8, 192.0.2.1', warnings));
   });
   afterAll(() => h.close());
 
