@@ -1,20 +1,24 @@
 /**
  * Screenshots of the main cabinet pages for docs/cabinet.md, taken in Debian's Chromium from a
- * throwaway in-memory instance with a few weeks of sandbox data. Not part of `npm test`:
+ * throwaway in-memory instance with a few weeks of sandbox data. A plain script, not part of
+ * `npm test` (tools/README.md):
  *
- *   npx tsx tools/cabinet-screenshots.ts
+ *   npx tsx tools/cabinet-screenshots.ts [output folder, default docs/screenshots]
+ *
+ * A page that scrolls sideways at 390 px is named on stderr and the run ends with status 1.
  */
 import { mkdirSync } from 'node:fs';
 import { admin, json, signed } from '../test/helpers/harness.js';
-import { createdDesk, DESKTOP, fillClassicDeskForm, launch, PHONE, serve } from '../test/browser/browser.js';
+import { createdDesk, DESKTOP, fillClassicDeskForm, launch, PHONE, runScript, serve, sidewaysOverflow } from '../test/browser/start.js';
 
-const OUT = 'docs/screenshots';
+const OUT = process.argv[2] ?? 'docs/screenshots';
 const DAY = 86_400_000;
 
-async function main() {
+runScript(async () => {
   mkdirSync(OUT, { recursive: true });
   const h = await serve();
   const browser = await launch();
+  const wide: string[] = [];
   try {
     await admin(h.app, 'PUT', '/currencies/RUB', { enabled: true, spreadPercent: '0' });
     await admin(h.app, 'PUT', '/rates/RUB', { rate: '91.8' });
@@ -22,7 +26,10 @@ async function main() {
     const context = await browser.newContext({ viewport: DESKTOP, timezoneId: 'Europe/Berlin' });
     const page = await context.newPage();
     const shot = async (name: string, phone = false) => {
-      if (phone) await page.setViewportSize(PHONE);
+      if (phone) {
+        await page.setViewportSize(PHONE);
+        if ((await sidewaysOverflow(page)) > 0) wide.push(`${page.url()} scrolls sideways at ${PHONE.width} px`);
+      }
       await page.screenshot({ path: `${OUT}/cabinet-${name}${phone ? '-phone' : ''}.png`, fullPage: true });
       if (phone) await page.setViewportSize(DESKTOP);
     };
@@ -53,7 +60,6 @@ async function main() {
     h.clock.set(start);
     const open = json(await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 2450, rail: 'Sbp', orderRef: 'cc-open' }) })).result.id as string;
     const merchantId = (json(await admin(h.app, 'GET', '/merchants')).result.items as { id: string }[])[0]!.id;
-    await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '150', reference: 'payout 2026-01 #1' });
 
     await page.goto(`${h.origin}/cabinet`);
     await shot('home');
@@ -86,11 +92,50 @@ async function main() {
     await shot('balance', true);
     await page.goto(`${h.origin}/cabinet/account`);
     await shot('account');
+
+    // A payment link, opened twice by customers; its order's page shows the description.
+    await page.goto(`${h.origin}/cabinet/links`);
+    await page.getByLabel(/What it is for/).fill('Espresso beans, 1 kg');
+    await page.getByLabel('Amount').fill('1890');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByText('Link created').waitFor();
+    const url = (await page.locator('#link-url').textContent())!;
+    const customer = await browser.newContext({ viewport: PHONE });
+    const buyer = await customer.newPage();
+    await buyer.goto(url);
+    await buyer.screenshot({ path: `${OUT}/cabinet-link-payment-phone.png`, fullPage: true });
+    const linkOrder = /\/pay\/(ord_[0-9a-z]{26})/.exec(buyer.url())![1]!;
+    await buyer.goto(url);
+    await customer.close();
+    await page.goto(`${h.origin}/cabinet/links`);
+    await shot('links');
+    await shot('links', true);
+    await page.goto(`${h.origin}/cabinet/orders/${linkOrder}`);
+    await shot('order-link');
+    await shot('order-link', true);
+
+    // The team, with an invitation waiting.
+    await page.goto(`${h.origin}/cabinet/team`);
+    await page.getByLabel('Email').fill('barista@coffee.example');
+    await page.locator('#invite select[name=role]').selectOption('developer');
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    await page.locator('#invitation-link').waitFor();
+    await shot('team-invited', true);
+    await page.goto(`${h.origin}/cabinet/team`);
+    await shot('team');
+    await shot('team', true);
+
+    // Approved, with a desk no live provider serves: every page names it in a banner.
+    await admin(h.app, 'POST', `/merchants/${merchantId}/approve`);
+    await page.goto(`${h.origin}/cabinet`);
+    await shot('home-banner');
+    await page.goto(`${h.origin}/cabinet/balance`);
+    await shot('balance-live');
+    await shot('balance-live', true);
     await context.close();
   } finally {
     await browser.close();
     await h.close();
   }
-}
-
-await main();
+  if (wide.length > 0) throw new Error(wide.join('\n'));
+});

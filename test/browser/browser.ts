@@ -1,43 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { freePort } from '../helpers/process.js';
-import { createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { json, provisionDesk, signed, type DeskCreds } from '../helpers/harness.js';
+import { DESKTOP, PHONE, SCREENSHOTS, type Served } from './start.js';
 
 /**
- * Browser tests drive Debian's Chromium through playwright-core; nothing downloads a browser.
- * Without /usr/bin/chromium the suites skip, so a fresh machine still passes `npm test`.
+ * What the browser tests share: the start-up of a browser and a server lives in start.ts (no
+ * vitest there, so the screenshot tools use it too); the checks that assert live here.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const hasChromium = existsSync(CHROMIUM);
-
-export const PHONE = { width: 390, height: 844 };
-export const DESKTOP = { width: 1280, height: 900 };
-export const SCREENSHOTS = 'test-results/screenshots';
-
-export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}
-
-export interface Served extends Harness {
-  origin: string;
-}
-
-/** A harness app listening on a local port, with PUBLIC_BASE_URL pointing at it (the sandbox bank link). */
-export async function serve(env: Record<string, string> = {}): Promise<Served> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const h = await createHarness({ env: { PUBLIC_BASE_URL: origin, ...env } });
-  await h.app.listen({ port, host: '127.0.0.1' });
-  return { ...h, origin };
-}
+export { CHROMIUM, createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, PHONE, SCREENSHOTS, serve, sidewaysOverflow, type Served } from './start.js';
 
 /** One sandbox order per customer-facing way to pay: every rail of every method, and the rail-less methods. */
 export interface Case {
@@ -142,23 +116,28 @@ export async function decodeQr(page: Page, selector: string): Promise<string | n
   return code?.data ?? null;
 }
 
-/** Fills the cabinet's new-desk form for a Classic desk (Sbp and C2c, RUB) with a callback URL. */
-export async function fillClassicDeskForm(page: Page, callbackUrl: string): Promise<void> {
-  const classic = page.locator('fieldset', { has: page.locator('legend', { hasText: 'Classic rails' }) });
-  await classic.getByLabel('Sbp').check();
-  await classic.getByLabel('C2c').check();
-  await page.locator('input[name=currencies][value=RUB]').check();
-  await page.getByLabel(/Callback URL/).fill(callbackUrl);
-}
-
-/** The id, key and secret on the page that answers a desk's creation. */
-export async function createdDesk(page: Page): Promise<{ id: string; key: string; secret: string }> {
-  await page.locator('#desk-secret').waitFor();
-  return {
-    id: (await page.locator('#desk-id').textContent())!,
-    key: (await page.locator('#desk-key').textContent())!,
-    secret: (await page.locator('#desk-secret').textContent())!,
-  };
+/**
+ * The accessible names that more than one form field inside `scope` shares (text fields, selects
+ * and text areas; radios and checkboxes are named within their fieldset). Each field needs a name
+ * of its own, or a screen reader announces "From (USD)" three times and voice control cannot pick one.
+ */
+export async function sharedFieldNames(page: Page, scope: string): Promise<string[]> {
+  return page.locator(scope).evaluateAll((roots) => {
+    const text = (el: Element | null) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const nameOf = (f: HTMLElement): string => {
+      const by = f.getAttribute('aria-labelledby');
+      if (by) return by.split(/\s+/).map((id) => text(document.getElementById(id))).join(' ');
+      const aria = f.getAttribute('aria-label');
+      if (aria) return aria.trim();
+      const label = (f.id && document.querySelector(`label[for="${CSS.escape(f.id)}"]`)) || f.closest('label');
+      if (!label) return '';
+      const own = label.contains(f) ? text(f) : '';
+      return text(label).replace(own, '').trim();
+    };
+    const fields = roots.flatMap((r) => [...r.querySelectorAll<HTMLElement>('input:not([type=hidden]):not([type=radio]):not([type=checkbox]):not([type=submit]):not([type=button]), select, textarea')]);
+    const names = fields.map(nameOf);
+    return [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json } from '../helpers/harness.js';
-import { DESKTOP, hasChromium, launch, PHONE, pageChecks as checkPage, serve, watch, type Served } from './browser.js';
+import { DESKTOP, hasChromium, launch, PHONE, pageChecks as checkPage, serve, sharedFieldNames, watch, type Served } from './browser.js';
 import { OFFICE_PASSWORD, seedOffice } from './officeData.js';
 
 /*
@@ -163,14 +163,19 @@ describe.skipIf(!hasChromium)('back office in Chromium', () => {
     const { context, page, seen } = await signIn('ada@paygate.example');
     try {
       await page.goto(`${h.origin}/office/tariffs`);
+      // Every field of the band rows has a name of its own, and the fields post under the API's names.
+      expect(await sharedFieldNames(page, '#new-tariff')).toEqual([]);
       await page.getByLabel('Name').fill('Marketplace');
-      await page.locator('#new-tariff-from-1').fill('0');
-      await page.locator('#new-tariff-to-1').fill('250');
-      await page.locator('#new-tariff-rate-1').fill('4');
-      await page.locator('#new-tariff-from-2').fill('250');
-      await page.locator('#new-tariff-rate-2').fill('3.25');
+      await page.getByLabel('Band 1: From (USD)').fill('0');
+      await page.getByLabel('Band 1: To (USD)').fill('250');
+      await page.getByLabel('Band 1: Fee (%)').fill('4');
+      await page.getByLabel('Band 2: From (USD)').fill('250');
+      await page.getByLabel('Band 2: Fee (%)').fill('3.25');
+      expect(await page.getByLabel('Band 2: Fee (%)').getAttribute('name')).toBe('ratePercent2');
+      expect(await page.getByLabel('Band 1: Fee (%)').getAttribute('name')).toBe('ratePercent');
       await page.getByRole('button', { name: 'Create the tariff' }).click();
       await page.getByText('Tariff created.').waitFor();
+      expect(await sharedFieldNames(page, 'form')).toEqual([]);
       await pageChecks(page, seen, 'tariff-created');
       const tariff = json(await admin(h.app, 'GET', '/tariffs')).result.items.find((t: { name: string }) => t.name === 'Marketplace');
       expect(tariff.bands).toEqual([
@@ -204,10 +209,12 @@ describe.skipIf(!hasChromium)('back office in Chromium', () => {
       expect(json(await admin(h.app, 'GET', '/operators')).result.items.find((o: { email: string }) => o.email === 'grace@paygate.example')).toMatchObject({ role: 'admin', disabled: false });
 
       await page.goto(`${h.origin}/office/providers`);
+      expect(await sharedFieldNames(page, '#new-provider')).toEqual([]);
       await page.getByLabel('Name', { exact: true }).fill('Second pool');
-      await page.locator('#cap-method-1').selectOption('Classic');
-      await page.locator('#cap-rail-1').selectOption('C2c');
-      await page.locator('#cap-currency-1').fill('RUB');
+      await page.getByLabel('Capability 1: Method').selectOption('Classic');
+      await page.getByLabel('Capability 1: Rail').selectOption('C2c');
+      await page.getByLabel('Capability 1: Currency').fill('RUB');
+      expect(await page.getByLabel('Capability 2: Currency').getAttribute('name')).toBe('currency2');
       await page.locator('#req-card').fill('2200700012345678');
       await page.getByRole('button', { name: 'Add the provider' }).click();
       await page.locator('#provider-secret').waitFor();

@@ -1,5 +1,5 @@
 import { admin, json, provisionDesk, signed, type DeskCreds } from '../helpers/harness.js';
-import type { Served } from './browser.js';
+import type { Served } from './start.js';
 
 export const OFFICE_PASSWORD = 'operator passphrase 2026';
 

@@ -670,7 +670,7 @@ describe('balance', () => {
     const page = await b.get('/cabinet/balance');
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/<h2 id="live-h">Live balance<\/h2>\s*<p class="figure" id="live-balance"><span class="money" title="Exact: 0\.00000000 USD"/);
-    expect(page.body).toMatch(new RegExp(`<h2 id="sandbox-h">Sandbox balance</h2>\\s*<p class="figure" id="sandbox-balance"><span class="money" title="Exact: ${balance.available.replace('.', '\\.')} USD"`));
+    expect(page.body).toMatch(new RegExp(`<h2 id="sandbox-h">Sandbox balance <span class="badge ok">API balance</span></h2>\\s*<p class="figure" id="sandbox-balance"><span class="money" title="Exact: ${balance.available.replace('.', '\\.')} USD"`));
     expect(page.body).toContain('<span class="badge">Sandbox</span>');
     expect(page.body).not.toContain('payout');
     expect(page.body).toContain(`href="/cabinet/orders/${o.id}"`);

@@ -13,6 +13,9 @@ const usd = (v: string) => (v.startsWith('-') ? html`<span class="neg">${money(v
 type Day = MerchantBalance['days'][number];
 type Entry = MerchantBalance['entries'][number];
 
+/** Marks the balance `GET /gw/v1/balance` answers now. */
+const apiBadge = html` <span class="badge ok">API balance</span>`;
+
 export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
   const oldestFirst = [...b.days].reverse();
   const active = b.days.filter((d) => !isZero(d.credits) || !isZero(d.reversals) || !isZero(d.withdrawals) || !isZero(d.adjustments));
@@ -21,20 +24,21 @@ export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
     'Balance',
     'balance',
     html`<h1>Balance</h1>
-<div class="grid two">
-<section class="card" aria-labelledby="live-h"><h2 id="live-h">Live balance</h2>
+<div class="grid three">
+<section class="card${b.mode === 'live' ? ' current' : ''}" aria-labelledby="live-h"><h2 id="live-h">Live balance${b.mode === 'live' ? apiBadge : ''}</h2>
 <p class="figure" id="live-balance">${money(b.live, b.currency)}</p>
-<p class="hint">Money of live orders: credits minus reversals and withdrawals. Withdrawals are arranged with support and appear below.${b.mode === 'live' ? html` This is what <code>GET /gw/v1/balance</code> answers.` : ''}</p>
+<p class="hint">${b.mode === 'live'
+  ? html`Money of live orders: credits less reversals, withdrawals and adjustments. Withdrawals are arranged with support and appear in the ledger. This is what <code>GET /gw/v1/balance</code> answers.`
+  : html`Money of live orders, which start once the account is approved: withdrawals are paid from it.`}</p>
 </section>
-<section class="card" aria-labelledby="sandbox-h"><h2 id="sandbox-h">Sandbox balance</h2>
+<section class="card${b.mode === 'sandbox' ? ' current' : ''}" aria-labelledby="sandbox-h"><h2 id="sandbox-h">Sandbox balance${b.mode === 'sandbox' ? apiBadge : ''}</h2>
 <p class="figure" id="sandbox-balance">${money(b.sandbox, b.currency)}</p>
 <p class="hint">Simulated payments of sandbox orders: never withdrawable and never part of the live balance.${b.mode === 'sandbox' ? html` While the account is in the sandbox, this is what <code>GET /gw/v1/balance</code> answers.` : ''}</p>
 </section>
-</div>
-<div class="grid two">
 <section class="card" aria-labelledby="today-h"><h2 id="today-h">Today (UTC, ${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 <dl class="fields"><dt>Turnover</dt><dd>${money(b.days[0]?.turnover ?? '0', 'USD')}</dd><dt>Credits</dt><dd>${money(b.days[0]?.credits ?? '0', 'USD')}</dd><dt>Reversals</dt><dd>${money(b.days[0]?.reversals ?? '0', 'USD')}</dd><dt>Withdrawals</dt><dd>${money(b.days[0]?.withdrawals ?? '0', 'USD')}</dd></dl>
-</section></div>
+</section>
+</div>
 <section class="card" aria-labelledby="chart-h"><h2 id="chart-h">Last ${b.days.length} days (${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 ${barChart({
   title: `Turnover and credits per day, last ${b.days.length} days (UTC)`,

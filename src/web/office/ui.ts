@@ -81,6 +81,14 @@ export function money(amount: string | null | undefined, currency = 'USD'): Html
 
 export const usd = (amount: string) => money(amount, 'USD');
 
+/**
+ * The hidden start of a row form's label ("Band 2: "), so each input of the rows has a name of its
+ * own for screen readers and voice control while the row shows its number once beside it.
+ */
+export function rowLabel(row: string, n: number): Html {
+  return html`<span class="visually-hidden">${row} ${String(n)}: </span>`;
+}
+
 /** An id, key or secret: monospace, and a copy button beside it once the script runs. */
 export function ident(value: string | null | undefined, what = 'id'): Html {
   if (!value) return html`<span class="muted">—</span>`;

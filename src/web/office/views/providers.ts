@@ -3,7 +3,7 @@ import { columnChart, rateTone } from '../charts.js';
 import { METHODS } from '../../../domain/catalogue.js';
 import { ALL_RAILS } from '../../../services/office.js';
 import { CAPABILITY_ROWS, REQUISITE_KEYS, rowField } from '../forms.js';
-import { action, auditSection, csrfInput, ident, isAdmin, money, notice, officePage, statusBadge, table, type Fn, type Shell } from '../ui.js';
+import { action, auditSection, rowLabel, csrfInput, ident, isAdmin, money, notice, officePage, statusBadge, table, type Fn, type Shell } from '../ui.js';
 
 /** Providers and routing health: the live methods picture, each provider's circuits, pauses and success rate. */
 
@@ -72,11 +72,11 @@ function providerForm(s: Shell, v: ProviderFormValues): Html {
 ${rows.slice(0, shown).map((c, i) => {
   const n = i + 1;
   return html`<div class="band" role="group" aria-label="Capability ${n}"><span class="band-no" aria-hidden="true">${n}</span>
-<div><label for="cap-method-${n}">Method</label><select id="cap-method-${n}" name="${rowField('method', n)}">${opt('', '—', c.method)}${METHODS.map((m) => opt(m, m, c.method))}</select></div>
-<div><label for="cap-rail-${n}">Rail</label><select id="cap-rail-${n}" name="${rowField('rail', n)}">${opt('', 'none (rail-less method)', c.rail)}${ALL_RAILS.map((r) => opt(r, r, c.rail))}</select></div>
-<div><label for="cap-currency-${n}">Currency</label><input type="text" id="cap-currency-${n}" name="${rowField('currency', n)}" size="4" maxlength="3" value="${c.currency}" placeholder="RUB"></div>
-<div><label for="cap-min-${n}">Min</label><input type="text" id="cap-min-${n}" name="${rowField('min', n)}" inputmode="decimal" size="8" value="${c.min}" placeholder="0"></div>
-<div><label for="cap-max-${n}">Max</label><input type="text" id="cap-max-${n}" name="${rowField('max', n)}" inputmode="decimal" size="8" value="${c.max}" placeholder="0"></div></div>`;
+<div><label for="cap-method-${n}">${rowLabel('Capability', n)}Method</label><select id="cap-method-${n}" name="${rowField('method', n)}">${opt('', '—', c.method)}${METHODS.map((m) => opt(m, m, c.method))}</select></div>
+<div><label for="cap-rail-${n}">${rowLabel('Capability', n)}Rail</label><select id="cap-rail-${n}" name="${rowField('rail', n)}">${opt('', 'none (rail-less method)', c.rail)}${ALL_RAILS.map((r) => opt(r, r, c.rail))}</select></div>
+<div><label for="cap-currency-${n}">${rowLabel('Capability', n)}Currency</label><input type="text" id="cap-currency-${n}" name="${rowField('currency', n)}" size="4" maxlength="3" value="${c.currency}" placeholder="RUB"></div>
+<div><label for="cap-min-${n}">${rowLabel('Capability', n)}Min</label><input type="text" id="cap-min-${n}" name="${rowField('min', n)}" inputmode="decimal" size="8" value="${c.min}" placeholder="0"></div>
+<div><label for="cap-max-${n}">${rowLabel('Capability', n)}Max</label><input type="text" id="cap-max-${n}" name="${rowField('max', n)}" inputmode="decimal" size="8" value="${c.max}" placeholder="0"></div></div>`;
 })}</fieldset>
 <fieldset class="checks" data-kind="http"><legend>http: the connector</legend>
 <label for="provider-base">Base URL (absolute http(s))</label><input type="url" id="provider-base" name="baseUrl" maxlength="2048" value="${v.baseUrl}" placeholder="https://provider.example/api">

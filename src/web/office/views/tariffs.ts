@@ -1,7 +1,7 @@
 import { html, type Html } from '../../html.js';
 import { rowField, TARIFF_ROWS } from '../forms.js';
 import type { OfficeRequest } from '../session.js';
-import { action, auditSection, csrfInput, href, ident, isAdmin, notice, officePage, table, usd, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
+import { action, auditSection, rowLabel, csrfInput, href, ident, isAdmin, notice, officePage, table, usd, utc, type AuditItem, type Fn, type Shell } from '../ui.js';
 
 /** Tariffs and their fee bands: the list, a new tariff, one tariff with its bands to edit, and the default. */
 
@@ -33,9 +33,9 @@ function bandRows(v: TariffFormValues, idBase: string): Html {
 ${rows.slice(0, shown).map((b, i) => {
   const n = i + 1;
   return html`<div class="band" role="group" aria-label="Band ${n}"><span class="band-no" aria-hidden="true">${n}</span>
-<div><label for="${idBase}-from-${n}">From (USD)</label><input type="text" id="${idBase}-from-${n}" name="${rowField('fromUsd', n)}" inputmode="decimal" size="10" value="${b.fromUsd}"></div>
-<div><label for="${idBase}-to-${n}">To (USD)</label><input type="text" id="${idBase}-to-${n}" name="${rowField('toUsd', n)}" inputmode="decimal" size="10" value="${b.toUsd}"></div>
-<div><label for="${idBase}-rate-${n}">Fee (%)</label><input type="text" id="${idBase}-rate-${n}" name="${rowField('ratePercent', n)}" inputmode="decimal" size="6" value="${b.ratePercent}"></div></div>`;
+<div><label for="${idBase}-from-${n}">${rowLabel('Band', n)}From (USD)</label><input type="text" id="${idBase}-from-${n}" name="${rowField('fromUsd', n)}" inputmode="decimal" size="10" value="${b.fromUsd}"></div>
+<div><label for="${idBase}-to-${n}">${rowLabel('Band', n)}To (USD)</label><input type="text" id="${idBase}-to-${n}" name="${rowField('toUsd', n)}" inputmode="decimal" size="10" value="${b.toUsd}"></div>
+<div><label for="${idBase}-rate-${n}">${rowLabel('Band', n)}Fee (%)</label><input type="text" id="${idBase}-rate-${n}" name="${rowField('ratePercent', n)}" inputmode="decimal" size="6" value="${b.ratePercent}"></div></div>`;
 })}</fieldset>`;
 }
 
