@@ -122,21 +122,8 @@ export async function merchantOverview(ctx: Ctx, id: string, sandbox = false) {
 /** Rows read per statement when a list is exported: memory stays flat whatever the list's length. */
 export const EXPORT_BATCH = 500;
 
-/** The filters of the orders page as they arrive (text), each optional. */
-export interface OrderSearchInput {
-  q?: string;
-  merchantId?: string;
-  deskId?: string;
-  providerId?: string;
-  status?: string;
-  method?: string;
-  rail?: string;
-  currency?: string;
-  amountMin?: string;
-  amountMax?: string;
-  from?: string;
-  to?: string;
-}
+/** The filters of the orders page as they arrive, each optional: the store's filter, the period as text. */
+export type OrderSearchInput = Omit<office.OfficeOrderFilter, 'sandbox' | 'from' | 'to' | 'beforeSeq' | 'limit'> & { from?: string; to?: string };
 
 export const ORDER_FILTERS = ['q', 'merchantId', 'deskId', 'providerId', 'status', 'method', 'rail', 'currency', 'amountMin', 'amountMax', 'from', 'to'] as const satisfies readonly (keyof OrderSearchInput)[];
 
