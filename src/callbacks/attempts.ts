@@ -22,14 +22,15 @@ export interface Sender {
 
 /**
  * Makes attempt number `attempt` of the event: suppressed (never sent) when the desk's callbacks are
- * off, rejected without a URL, else sent signed with the desk's current secret (so a rotation
+ * off or the order has no callback URL, else sent signed with the desk's current secret (so a rotation
  * applies from the next attempt on). A retry after the last attempt is a failure.
  */
 export async function attemptDelivery(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
   if (e.callbacks_enabled === null || !e.callbacks_enabled || e.secret_enc === null) {
     return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'callbacks are switched off for the cash desk' }, outcome: 'suppressed' };
   }
-  if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL' }, outcome: 'rejected' };
+  // An order made without a callback URL (a payment link on a desk without one): nothing to send, and nothing failing.
+  if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL: the order was created without one' }, outcome: 'suppressed' };
   const result = await sendCallback({
     url: e.url,
     body: Buffer.from(e.body, 'utf8'),

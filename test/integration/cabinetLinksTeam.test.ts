@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
+import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 
 /*
  * The cabinet's payment links and team, over HTTP as a browser uses them: a link creates a fresh
@@ -119,6 +120,17 @@ describe('payment links', () => {
     expect(events.map((e) => e.event)).toContain('order.completed');
     const urls = await h.ctx.db.query<{ url: string | null }>('SELECT url FROM outbox_events WHERE order_id = $1', [orderId]);
     expect(urls.rows.map((r) => r.url)).toEqual(urls.rows.map(() => null));
+    // delivery records them as not sent (suppressed), so the callbacks page lists no failure
+    const worker = new DeliveryWorker(h.ctx, { timeoutMs: 300 });
+    try {
+      while ((await worker.runOnce()) > 0);
+    } finally {
+      await worker.close();
+    }
+    const states = await h.ctx.db.query<{ state: string }>('SELECT state FROM outbox_events WHERE order_id = $1', [orderId]);
+    expect(states.rows.map((r) => r.state)).toEqual(states.rows.map(() => 'suppressed'));
+    expect((await b.get(`/cabinet/orders/${orderId}`)).body).toContain('no callback URL');
+    expect((await b.get('/cabinet/callbacks')).body).not.toContain(orderId);
   });
 
   it('answers 410 past its expiry and 404 to an unknown link', async () => {

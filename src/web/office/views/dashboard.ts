@@ -15,8 +15,8 @@ export function homePage(s: Shell, d: Fn<'dashboard'>): Html {
     html`<div class="page-head"><h1>${sandbox ? 'Sandbox dashboard' : 'Live dashboard'}</h1>${modeSwitch('/office', s.mode)}</div>
 <section aria-labelledby="turnover-h" class="tiles" id="turnover" data-mode="${s.mode}">
 <h2 id="turnover-h" class="visually-hidden">${sandbox ? 'Sandbox turnover' : 'Live turnover'}</h2>
-<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} today (UTC)</p><p class="tile-value" id="turnover-today">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed ${kind} orders</p></div>
-<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} this month</p><p class="tile-value" id="turnover-month">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed ${kind} orders${sandbox ? '; no money moved' : ''}</p></div>
+<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} today (UTC)</p><p class="tile-value" id="turnover-today">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed ${kind} order${t.todayOrders === 1 ? '' : 's'}</p></div>
+<div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} this month</p><p class="tile-value" id="turnover-month">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed ${kind} order${t.monthOrders === 1 ? '' : 's'}${sandbox ? '; no money moved' : ''}</p></div>
 <div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
 </section>
 <div class="grid two">
