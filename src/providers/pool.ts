@@ -58,7 +58,8 @@ export function loadOf(r: store.RequisiteLoadRow): RequisiteLoad {
  * that locks the requisite row, reads its load afresh under the lock, and records the assignment
  * only if the requisite can still take the order. Two instances that pick the same requisite at
  * once are thereby serialised: the second sees the first's order and moves on. None left: declined,
- * saying why (the cascade logs the reason and moves on to the next provider).
+ * saying why; the decline is recorded (the pool's back-office page lists them) and the cascade
+ * moves on to the next provider.
  */
 export async function issueRequisite(ctx: Ctx, providerId: string, o: IssueRequest): Promise<IssueOutcome> {
   const terms = { amount: fmt2(o.amount), currency: o.currency, rail: o.rail };
@@ -86,6 +87,11 @@ export async function issueRequisite(ctx: Ctx, providerId: string, o: IssueReque
     });
     if (payment) return { kind: 'issued', payment: paymentOf(payment) };
   }
-  if (ranked.length === 0) return { kind: 'declined', reason };
-  return { kind: 'declined', reason: `${reason}${reason.endsWith(': ') ? '' : ', '}${ranked.length} taken by other orders meanwhile` };
+  return declined(ctx, providerId, o, terms, ranked.length === 0 ? reason : `${reason}${reason.endsWith(': ') ? '' : ', '}${ranked.length} taken by other orders meanwhile`);
+}
+
+/** A decline is recorded with its reason, for the pool's page in the back office, before the cascade moves on. */
+async function declined(ctx: Ctx, providerId: string, o: IssueRequest, terms: { amount: string; currency: string; rail: string | null }, reason: string): Promise<IssueOutcome> {
+  await store.insertDecline(ctx.db, { providerId, orderId: o.orderId, amount: terms.amount, currency: terms.currency, rail: terms.rail, reason, at: new Date(ctx.clock.now()) });
+  return { kind: 'declined', reason };
 }

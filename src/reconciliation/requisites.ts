@@ -100,3 +100,34 @@ export async function patchRequisite(ctx: Ctx, id: string, patch: RequisitePatch
   });
   return getRequisiteView(ctx, id);
 }
+
+/** How many declines the pool's page shows, newest first. */
+export const DECLINES_SHOWN = 20;
+
+export interface DeclineView {
+  orderId: string;
+  amount: string;
+  currency: string;
+  rail: string | null;
+  reason: string;
+  at: string;
+  /** `placed` by another provider (named in `placedWith`), `pending` while the cascade goes on, `refused` when no provider took it. */
+  outcome: 'placed' | 'pending' | 'refused';
+  placedWith: string | null;
+}
+
+/**
+ * Why the pool did not take orders lately: the last declines with their reasons, and how many in
+ * the last 24 hours, so an operator sees when the pool needs more requisites or higher limits.
+ */
+export async function poolDeclines(ctx: Ctx, providerId: string): Promise<{ lastDay: number; latest: DeclineView[] }> {
+  const since = new Date(ctx.clock.now() - 86_400_000);
+  const [rows, lastDay] = await Promise.all([store.listDeclines(ctx.db, providerId, DECLINES_SHOWN), store.countDeclinesSince(ctx.db, providerId, since)]);
+  return {
+    lastDay,
+    latest: rows.map((d) => ({ orderId: d.order_id, amount: fmt2(d.amount), currency: d.currency, rail: d.rail, reason: d.reason, at: isoSeconds(d.at),
+      outcome: d.placement === 'placed' ? ('placed' as const) : d.placement === 'failed' || d.placement === null ? ('refused' as const) : ('pending' as const),
+      placedWith: d.placed_with,
+    })),
+  };
+}

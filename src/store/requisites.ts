@@ -190,3 +190,43 @@ export async function assignedRequisite(q: Queryable, orderId: string): Promise<
   );
   return rows[0] ?? null;
 }
+
+// ---- declines
+
+export interface DeclineRow {
+  seq: number;
+  provider_id: string;
+  order_id: string;
+  amount: string;
+  currency: string;
+  rail: string | null;
+  reason: string;
+  at: Date;
+  /** What became of the order: placed by another provider (its name), still being placed, or refused. */
+  placement: 'pending' | 'placed' | 'failed' | null;
+  placed_with: string | null;
+}
+
+/** Records that the pool declined an order, and why. */
+export async function insertDecline(q: Queryable, d: { providerId: string; orderId: string; amount: string; currency: string; rail: string | null; reason: string; at: Date }): Promise<void> {
+  await q.query('INSERT INTO pool_declines (provider_id, order_id, amount, currency, rail, reason, at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    d.providerId, d.orderId, d.amount, d.currency, d.rail, d.reason, d.at,
+  ]);
+}
+
+/** The pool's latest declines, newest first, each with what became of its order. */
+export async function listDeclines(q: Queryable, providerId: string, limit: number): Promise<DeclineRow[]> {
+  const { rows } = await q.query<DeclineRow>(
+    `SELECT d.*, o.placement, p.name AS placed_with FROM pool_declines d
+       LEFT JOIN orders o ON o.id = d.order_id LEFT JOIN providers p ON p.id = o.provider_id AND o.placement = 'placed'
+      WHERE d.provider_id = $1 ORDER BY d.at DESC, d.seq DESC LIMIT $2`,
+    [providerId, limit],
+  );
+  return rows;
+}
+
+/** How many orders the pool declined since then. */
+export async function countDeclinesSince(q: Queryable, providerId: string, since: Date): Promise<number> {
+  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM pool_declines WHERE provider_id = $1 AND at >= $2', [providerId, since]);
+  return rows[0]?.n ?? 0;
+}

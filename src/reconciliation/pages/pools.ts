@@ -18,7 +18,7 @@ import { readCookie, seeOther } from '../../web/session.js';
 import { registerUploads } from '../../web/upload.js';
 import { importStatement } from '../credits.js';
 import { poolProvider, poolProviders } from '../queue.js';
-import { createRequisite, getRequisiteView, listRequisites, patchRequisite, type RequisitePatchInput } from '../requisites.js';
+import { createRequisite, getRequisiteView, listRequisites, patchRequisite, poolDeclines, type RequisitePatchInput } from '../requisites.js';
 import { STATEMENT_MAX_BYTES } from '../statements/index.js';
 import { CreateRequisiteForm, EditRequisiteForm, StatementForm } from './forms.js';
 import { poolPage, poolsPage, RECONCILIATION_PATH, requisitePage, type PoolPageState, type RequisiteFormValues } from './poolsView.js';
@@ -116,7 +116,8 @@ export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
 
   const showPool = async (req: FastifyRequest, reply: FastifyReply, id: string, st: PoolPageState, status = 200) => {
     const { provider, requisites } = await poolProvider(ctx, id);
-    return page(req, reply, (s) => poolPage(s, provider, requisites, st), status);
+    const declines = await poolDeclines(ctx, provider.id);
+    return page(req, reply, (s) => poolPage(s, provider, requisites, declines, st), status);
   };
 
   app.get('/office/pools/:id', async (req, reply) => showPool(req, reply, param(req, 'id'), { done: noticeOf(query(req).done, NOTICES) }));

@@ -9,7 +9,7 @@ import { html, type Html, type Interpolation } from '../../web/html.js';
 import { csrfInput, isAdmin, notice, officePage, utc, type Shell } from '../../web/office/ui.js';
 import type { StatementSummary } from '../credits.js';
 import type { PoolProvider } from '../queue.js';
-import type { RequisiteView } from '../requisites.js';
+import type { DeclineView, RequisiteView } from '../requisites.js';
 import { CREDITS_PATH } from './creditsView.js';
 import { amount, list, withQuery } from './ui.js';
 
@@ -191,7 +191,35 @@ ${isAdmin(s.o)
 </section>`;
 }
 
-export function poolPage(s: Shell, p: PoolProvider, requisites: readonly RequisiteView[], st: PoolPageState = {}): Html {
+/** The pool's recent declines: when, which order, its terms, and the reason the cascade moved on. */
+function declinesSection(p: PoolProvider, d: { lastDay: number; latest: readonly DeclineView[] }): Html {
+  const body =
+    d.latest.length === 0
+      ? html`<p class="muted empty">The pool has declined no order.</p>`
+      : list(
+          `Orders ${p.name} declined, newest first`,
+          [{ label: 'When' }, { label: 'Order' }, { label: 'Amount', num: true }, { label: 'Rail' }, { label: 'Reason' }, { label: 'Then' }],
+          d.latest.map((x) => [
+            utc(x.at),
+            x.outcome === 'placed' ? html`<a class="mono" href="/office/orders/${x.orderId}">${x.orderId}</a>` : html`<span class="mono">${x.orderId}</span>`,
+            amount(x.amount, x.currency),
+            x.rail ?? html`<span class="muted">—</span>`,
+            html`<span class="rc-wrap">${x.reason}</span>`,
+            x.outcome === 'placed'
+              ? html`<span class="badge ok">placed</span> <span class="muted">with ${x.placedWith ?? 'another provider'}</span>`
+              : x.outcome === 'pending'
+                ? html`<span class="badge warn">being placed</span>`
+                : html`<span class="badge bad">refused</span> <span class="muted">no provider took it</span>`,
+          ]),
+          { fit: 'l', id: 'declines' },
+        );
+  return html`<section class="card" aria-labelledby="declines-h"><h2 id="declines-h">Declined orders</h2>
+<p id="declines-day"><strong>${d.lastDay}</strong> ${d.lastDay === 1 ? 'order' : 'orders'} declined in the last 24 hours${d.latest.length ? html`; the latest ${d.latest.length} below` : ''}.</p>
+<p class="muted">The pool declines an order when no requisite can take it; the cascade then offers the order to the next provider. Many declines for one reason say what to change: more requisites for "same amount open" or "maxOpenOrders reached", higher limits for "dailyLimit reached".</p>
+${body}</section>`;
+}
+
+export function poolPage(s: Shell, p: PoolProvider, requisites: readonly RequisiteView[], declines: { lastDay: number; latest: readonly DeclineView[] }, st: PoolPageState = {}): Html {
   return officePage(
     s,
     p.name,
@@ -202,6 +230,7 @@ export function poolPage(s: Shell, p: PoolProvider, requisites: readonly Requisi
 <section class="card" aria-labelledby="requisites-h"><h2 id="requisites-h">Requisites</h2>
 <p class="muted">An order gets a requisite only where a credit can name one open order: no two open orders of one amount on a requisite.</p>
 ${requisitesList(s, p, requisites)}</section>
+${declinesSection(p, declines)}
 ${statementSection(s, p, st.statement)}
 ${isAdmin(s.o) ? newRequisiteForm(s, p, st.create) : ''}`,
   );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueOrders } from '../../../src/services/orderActions.js';
 import { admin, createHarness, json, provisionDesk, type DeskCreds, type Harness } from '../../helpers/harness.js';
 import { FormBrowser } from '../../helpers/formBrowser.js';
-import { card, credit, getOrder, placed, pools, sendCredit, type Pool } from './helpers.js';
+import { card, credit, getOrder, order, placed, pools, sendCredit, type Pool } from './helpers.js';
 
 /*
  * The reconciliation pages of the back office over HTTP, as a browser uses them: the credits queue
@@ -208,6 +208,29 @@ describe('requisites', () => {
     expect(page.body).toContain('2200 1500 0000 0011');
     expect(page.body).toContain('action="/office/pools/' + p.id + '/requisites"');
     expect((await a.get('/office/pools/prv_none')).statusCode).toBe(404);
+  });
+
+  it('a pool page lists the orders the pool declined, with the reason and what became of each, and how many in the last 24 hours', async () => {
+    const before = await s.get(`/office/pools/${p.id}`);
+    expect(before.body).toContain('The pool has declined no order.');
+    // One amount on every requisite until none can take another: the next order of it is declined.
+    let refused: any = null;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const o = await order(h, desk, 4321);
+      if (o.statusCode === 503) refused = json(o).fault;
+      else expect(o.statusCode, o.body).toBe(201);
+    }
+    expect(refused?.code).toBe('NO_AVAILABLE_METHOD');
+    const [declined] = (await h.ctx.db.query<{ id: string }>(`SELECT id FROM orders WHERE amount = 4321 AND placement = 'failed'`)).rows;
+    expect(declined).toBeDefined();
+    const page = await s.get(`/office/pools/${p.id}`);
+    expect(page.statusCode).toBe(200);
+    const section = page.body.slice(page.body.indexOf('id="declines-h"'), page.body.indexOf('id="statement-h"'));
+    expect(section).toContain('<strong>1</strong> order declined in the last 24 hours');
+    expect(section).toContain(declined.id);
+    expect(section).not.toContain(`href="/office/orders/${declined.id}"`);
+    expect(section).toMatch(/no requisite can take 4321\.00 RUB: \d+ same amount open/);
+    expect(section).toContain('refused');
   });
 
   it('an admin adds a requisite through the form; a refused one shows the form again with what was typed', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poolDeclines } from '../../../src/reconciliation/requisites.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../../helpers/harness.js';
 import { card, feed, credit, order, placed, pools, RUB_CAPABILITIES, type Pool } from './helpers.js';
 
@@ -267,7 +268,7 @@ describe('attributable assignment', () => {
   });
 
   it('the pool\'s decline says why, and the cascade moves on to the next provider', async () => {
-    await pool([{ card: card(97) }]);
+    const p = await pool([{ card: card(97) }]);
     await placed(h, desk, 321);
     const lines: { o: any; msg?: string }[] = [];
     const log = h.ctx.log as unknown as Record<string, unknown>;
@@ -279,6 +280,10 @@ describe('attributable assignment', () => {
     }
     const line = lines.find((l) => l.msg === 'provider did not issue');
     expect(line?.o.reason).toMatch(/no requisite can take 321\.00 RUB: 1 same amount open/);
+    // Recorded for the pool's page, with what became of the order.
+    const { lastDay, latest } = await poolDeclines(h.ctx, p.id);
+    expect(lastDay).toBe(1);
+    expect(latest).toEqual([{ orderId: expect.stringMatching(/^ord_/), amount: '321.00', currency: 'RUB', rail: 'C2c', reason: line?.o.reason, at: new Date(h.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'), outcome: 'refused', placedWith: null }]);
   });
 });
 
