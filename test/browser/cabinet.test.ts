@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, json, signed } from '../helpers/harness.js';
-import { createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, pageChecks as checkPage, PHONE, serve, watch, type Served } from './browser.js';
+import { axeViolations, createdDesk, DESKTOP, fillClassicDeskForm, hasChromium, launch, pageChecks as checkPage, PHONE, screenshot, serve, sidewaysOverflow, watch, type Served } from './browser.js';
 
 /*
  * The merchant cabinet in headless Chromium: from sign-up to the first simulated payment with
@@ -155,6 +155,15 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await page.getByRole('link', { name: 'Balance', exact: true }).click();
       expect(await page.locator('svg[role=img]').isVisible()).toBe(true);
       expect(await page.locator('.visually-hidden caption').textContent()).toContain('Turnover and credits');
+      // Both moneys, each labelled, the one the API answers marked.
+      expect(await page.locator('#live-h').textContent()).toBe('Live balance');
+      expect(await page.locator('#sandbox-h').textContent()).toBe('Sandbox balance API balance');
+      expect(await page.locator('#sandbox-balance').textContent()).not.toBe('0.00 USD');
+      // The chart's axis labels stay readable once it shrinks to a phone's width.
+      await page.setViewportSize(PHONE);
+      const tick = await page.locator('.chart-svg text').first().evaluate((el) => el.getBoundingClientRect().height);
+      expect(tick, 'chart labels on a phone').toBeGreaterThanOrEqual(11);
+      await page.setViewportSize(DESKTOP);
       await pageChecks(page, seen, 'balance');
 
       await page.getByRole('link', { name: 'Callbacks', exact: true }).click();
@@ -237,6 +246,12 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await buyer.goto(url);
       expect(buyer.url()).toMatch(new RegExp(`^${h.origin}/pay/ord_[0-9a-z]{26}`));
       const orderId = /\/pay\/(ord_[0-9a-z]{26})/.exec(buyer.url())![1]!;
+      // The customer sees what the link is for, on a page that passes axe and fits a phone.
+      expect(await buyer.locator('#description').textContent()).toBe('Darjeeling, 250 g');
+      expect(await buyer.getByText('Payment for:').isVisible()).toBe(true);
+      expect(await axeViolations(buyer)).toEqual([]);
+      expect(await sidewaysOverflow(buyer)).toBe(0);
+      await screenshot(buyer, 'cabinet-link-payment-page-phone');
       await customer.close();
 
       await page.goto(`${h.origin}/cabinet/links`);
