@@ -6,6 +6,7 @@
  * by `matcher` naming the credit. Unmatched credits wait for a person to match or ignore them.
  */
 import { randomBytes } from 'node:crypto';
+import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
@@ -95,6 +96,40 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
 });
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * For credits with no order of their amount: up to `limit` orders of other amounts in each one's
+ * window that still wait for money, closest amount first, then oldest. The orders of credits
+ * sharing requisites and currency are read once, in one statement for all, and each credit's
+ * nearest are picked here, so a statement of 500 credits on one account reads that account's
+ * waiting orders once instead of 500 times.
+ */
+async function nearOrders(q: Queryable, probes: readonly store.OrderProbe[], limit: number): Promise<Map<number, store.MatchableOrderRow[]>> {
+  const groupOf = new Map<string, store.WaitingProbe>();
+  const keyOf = (p: store.OrderProbe) => `${p.currency}|${[...p.requisiteIds].sort().join(',')}`;
+  for (const p of probes) {
+    const w = groupOf.get(keyOf(p));
+    if (!w) groupOf.set(keyOf(p), { g: groupOf.size, requisiteIds: p.requisiteIds, currency: p.currency, createdBy: p.createdBy, expiresFrom: p.expiresFrom });
+    else {
+      if (p.createdBy > w.createdBy) w.createdBy = p.createdBy;
+      if (p.expiresFrom < w.expiresFrom) w.expiresFrom = p.expiresFrom;
+    }
+  }
+  const rowsOf = new Map<number, (store.MatchableOrderRow & { amountDec: Decimal })[]>();
+  for (const r of await store.waitingOrders(q, [...groupOf.values()])) rowsOf.set(r.g, [...(rowsOf.get(r.g) ?? []), { ...r, amountDec: dec(r.amount) }]);
+  const out = new Map<number, store.MatchableOrderRow[]>();
+  for (const p of probes) {
+    const amount = dec(p.amount);
+    const near = (rowsOf.get(groupOf.get(keyOf(p))!.g) ?? [])
+      .filter((o) => !o.amountDec.eq(amount) && o.created_at <= p.createdBy && o.expires_at >= p.expiresFrom)
+      .map((o) => ({ o, distance: o.amountDec.minus(amount).abs() }))
+      .sort((a, b) => a.distance.cmp(b.distance) || a.o.created_at.getTime() - b.o.created_at.getTime() || byText(a.o.id, b.o.id))
+      .slice(0, limit)
+      .map(({ o: { amountDec: _, ...o } }) => o);
+    out.set(p.k, near);
+  }
+  return out;
+}
 
 interface Recorded {
   credit: store.CreditRow;
@@ -202,7 +237,7 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
   });
   if (lonely.length) {
     const claimed = outcomes.filter((o) => o.matched).length;
-    outcomes = judge(groups(await store.nearOrders(q, lonely, NEAR_MAX + claimed)));
+    outcomes = judge(await nearOrders(q, lonely, NEAR_MAX + claimed));
   }
 
   const results: (store.CreditOutcome & { id: string; requisiteId: string | null })[] = [];
@@ -221,11 +256,13 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
       results.push({ id: c.id, status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] });
     }
   }
-  // Every won order confirmed at once, as the confirm action confirms one, audited by the matcher with its credit.
+  // The outcomes first (rows of these credits only), then every won order confirmed at once, as the
+  // confirm action confirms one, audited by the matcher with its credit: the rows other transactions
+  // wait for are taken last.
+  const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
   const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
   await confirmManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byText(a.id, b.id)), { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null });
   if (winners.length) ctx.log.info({ matched: winners.length, credits: credits.length }, 'credits matched');
-  const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
   return credits.map((c) => byId.get(c.id)!);
 }
 

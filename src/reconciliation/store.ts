@@ -256,24 +256,32 @@ export async function sameAmountOrders(q: Queryable, probes: OrderProbe[]): Prom
   return rows;
 }
 
+/** Credits that share their requisites and currency, read together: the widest window of any of them. */
+export interface WaitingProbe {
+  /** The caller's index of the group, answered on each row. */
+  g: number;
+  requisiteIds: string[];
+  currency: string;
+  createdBy: Date;
+  expiresFrom: Date;
+}
+
 /**
- * For many credits in one statement: up to `limit` placed orders of other amounts in each credit's
- * window that still wait for money (not Completed, no credit), closest amount first, then oldest.
+ * For groups of credits in one statement: the placed orders issued the group's requisites in its
+ * currency within its window that still wait for money (not Completed, no credit), whatever their
+ * amount, each row with the group's `g`. Each order is read once per group, not once per credit:
+ * the caller picks each credit's nearest amounts from them.
  */
-export async function nearOrders(q: Queryable, probes: OrderProbe[], limit: number): Promise<(MatchableOrderRow & { k: number })[]> {
-  if (probes.length === 0) return [];
-  const { rows } = await q.query<MatchableOrderRow & { k: number }>(
-    `SELECT p.k, n.* FROM ${PROBES}
-      CROSS JOIN LATERAL (
-        SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
-          FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
-         WHERE a.requisite_id = ANY(p.requisite_ids) AND a.currency = p.currency AND a.expires_at >= p.expires_from
-           AND o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount <> p.amount AND o.status <> 'Completed'
-           AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)
-         ORDER BY abs(o.amount - p.amount), o.created_at, o.id
-         LIMIT $2) n
-      ORDER BY p.k`,
-    [probeJson(probes), limit],
+export async function waitingOrders(q: Queryable, groups: WaitingProbe[]): Promise<(MatchableOrderRow & { g: number })[]> {
+  if (groups.length === 0) return [];
+  const { rows } = await q.query<MatchableOrderRow & { g: number }>(
+    `SELECT w.g, o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
+       FROM jsonb_to_recordset($1::jsonb) AS w(g int, requisite_ids text[], currency text, created_by timestamptz, expires_from timestamptz)
+       JOIN requisite_assignments a ON a.requisite_id = ANY(w.requisite_ids) AND a.currency = w.currency AND a.expires_at >= w.expires_from
+       JOIN orders o ON o.id = a.order_id
+      WHERE o.placement = 'placed' AND o.created_at <= w.created_by AND o.status <> 'Completed'
+        AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)`,
+    [JSON.stringify(groups.map((w) => ({ g: w.g, requisite_ids: w.requisiteIds, currency: w.currency, created_by: w.createdBy.toISOString(), expires_from: w.expiresFrom.toISOString() })))],
   );
   return rows;
 }

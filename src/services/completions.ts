@@ -110,6 +110,14 @@ export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly O
     const changed = orders.find((o) => !done.has(o.id))!;
     throw new AppError('INVALID_TRANSITION', `order ${changed.id} changed concurrently`);
   }
+  // The events and audit entries first: they wait for nobody, so the rows other confirmations wait
+  // for (the merchants' rollups and balances, the shared turnover counters) are held for as short a
+  // time as possible, from here to the commit.
+  await insertEvents(q, orders.map((o) => {
+    const d = done.get(o.id)!;
+    return { id: newId('evt'), orderId: d.id, deskId: d.desk_id, event: 'order.completed' as const, body: eventBody(d, 'order.completed', nowMs), url: d.notify_url, at: now, sandbox: d.sandbox };
+  }));
+  await insertAuditEntries(q, orders.map((o) => ({ at: now, actor: audit.actor, action: 'order.confirm', objectId: o.id, outcome: 'ok', detail: audit.detail(o) })));
   await postEntries(q, orders.map((o, i) => ({
     merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON.confirm, sandbox: o.sandbox, at: now,
   })));
@@ -120,11 +128,6 @@ export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly O
   for (const providerId of [...new Set(disputed.map((o) => o.provider_id).filter((p): p is string => p !== null))].sort(byText)) {
     await applyAppealGuard(q, providerId);
   }
-  await insertEvents(q, orders.map((o) => {
-    const d = done.get(o.id)!;
-    return { id: newId('evt'), orderId: d.id, deskId: d.desk_id, event: 'order.completed' as const, body: eventBody(d, 'order.completed', nowMs), url: d.notify_url, at: now, sandbox: d.sandbox };
-  }));
-  await insertAuditEntries(q, orders.map((o) => ({ at: now, actor: audit.actor, action: 'order.confirm', objectId: o.id, outcome: 'ok', detail: audit.detail(o) })));
   ctx.metrics.orderTransitions.inc({ to: 'Completed' }, orders.length);
   return orders.map((o) => done.get(o.id)!);
 }
