@@ -36,6 +36,7 @@ runScript(async () => {
       ['operators', '/office/operators'],
       ['orders', '/office/orders'],
       ['order', `/office/orders/${seed.liveOrder}`],
+      ['order-link', `/office/orders/${seed.linkOrder}`],
       ['tariffs', '/office/tariffs'],
       ['tariff', `/office/tariffs/${seed.tariffId}`],
     ];

@@ -98,7 +98,7 @@ export function barChart(input: BarChartInput): Html {
       const h = PAD.top + plotH - yTop;
       return html`<rect x="${n(x0 + k * barW)}" y="${n(yTop)}" width="${n(Math.max(1, barW - 1))}" height="${n(h)}" fill="${COLOURS[k % COLOURS.length]!}"><title>${label}: ${s.name} ${v.toFixed()} ${input.unit}</title></rect>`;
     });
-    const text = i % every === 0 ? html`<text x="${n(PAD.left + i * groupW + groupW / 2)}" y="${H - PAD.bottom + 22}" text-anchor="middle" font-size="${FONT}" fill="#5b6477">${short(label)}</text>` : '';
+    const text = i % every === 0 ? html`<text x="${n(PAD.left + i * groupW + groupW / 2)}" y="${H - PAD.bottom + 30}" text-anchor="middle" font-size="${FONT}" fill="#5b6477">${short(label)}</text>` : '';
     return html`<g>${rects}${text}</g>`;
   });
   const legend = series.map(

@@ -308,6 +308,8 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await page.goto(`${h.origin}/cabinet`);
       expect(await page.getByRole('heading', { name: /cannot take live orders/ }).isVisible()).toBe(true);
       expect(await page.locator('.banner').textContent()).toContain('Rupee counter');
+      // Approved, its orders are live: no "sandbox is on" notice any more.
+      expect(await page.getByText('Sandbox is on').count()).toBe(0);
       await pageChecks(page, seen, 'home-banner');
     } finally {
       await context.close();

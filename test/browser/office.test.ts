@@ -147,6 +147,16 @@ describe.skipIf(!hasChromium)('back office in Chromium', () => {
 
       await page.goto(`${h.origin}/office/merchants/${seed.korea.merchantId}`);
       expect(await page.locator('#live-warnings li').count()).toBe(1);
+      // An order from a payment link shows the link's description.
+      await page.goto(`${h.origin}/office/orders/${seed.linkOrder}`);
+      expect(await page.locator('#order-description').textContent()).toBe('Espresso beans, 1 kg');
+      await pageChecks(page, seen, 'order-link');
+      // The back office's charts keep readable labels on a phone.
+      await page.goto(`${h.origin}/office`);
+      await page.setViewportSize(PHONE);
+      const label = await page.locator('.chart-label').first().evaluate((el) => el.getBoundingClientRect().height);
+      expect(label, 'chart labels on a phone').toBeGreaterThanOrEqual(10.5);
+      await page.setViewportSize(DESKTOP);
       await page.goto(`${h.origin}/office/orders?q=UTR410233778812`);
       await page.getByRole('link', { name: seed.payedOrder }).click();
       await page.locator('h1 code').waitFor();

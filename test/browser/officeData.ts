@@ -1,3 +1,4 @@
+import { createLink, openPaymentLink } from '../../src/services/links.js';
 import { admin, json, provisionDesk, signed, type DeskCreds } from '../helpers/harness.js';
 import type { Served } from './start.js';
 
@@ -53,11 +54,15 @@ export async function seedOffice(h: Served) {
     await admin(h.app, 'POST', `/orders/${o.id}/simulate-payment`);
   }
   await order(shop, { amount: 640 });
+  // An order opened from a payment link: its page shows the link's description.
+  const link = await createLink(h.ctx, shop.merchantId, { amount: '1890', currency: 'RUB', deskId: shop.id, description: 'Espresso beans, 1 kg', expiresAt: null, rail: null });
+  const opened = await openPaymentLink(h.ctx, link.id);
+  if (opened.kind !== 'order') throw new Error(`payment link: ${JSON.stringify(opened)}`);
   // A live order on the pool that the payer reported paid: waits in the confirmation queue.
   const payed = await order(live, { amount: 3100, orderRef: 'book-1001' });
   await admin(h.app, 'POST', `/orders/${payed.id}/report-payment`, { payerReference: 'UTR410233778812' });
   const done = await order(live, { amount: 1800, orderRef: 'book-1000' });
   await admin(h.app, 'POST', `/orders/${done.id}/confirm`);
 
-  return { adminOp, supportOp, shop, live, korea, blocked, appeals, payedOrder: payed.id as string, liveOrder: done.id as string, tariffId: tariff.id as string };
+  return { adminOp, supportOp, shop, live, korea, blocked, appeals, payedOrder: payed.id as string, liveOrder: done.id as string, linkOrder: opened.orderId, tariffId: tariff.id as string };
 }

@@ -1,5 +1,6 @@
 import { html, type Html, type Interpolation } from '../html.js';
 import { document } from '../layout.js';
+import { moneyModeOf } from '../../services/gatewayReads.js';
 import type { CabinetRequest } from './session.js';
 
 /**
@@ -39,7 +40,7 @@ export function cabinetPage(c: CabinetRequest, title: string, section: Section, 
 </div></header>
 <main id="main">
 ${coverageBanner(c)}
-${c.merchant.sandbox ? html`<p class="notice warn">Sandbox is on: orders are test orders and no money moves. Complete them with “Simulate payment”.</p>` : ''}
+${inSandbox(c) ? html`<p class="notice warn">Sandbox is on: orders are test orders and no money moves. Complete them with “Simulate payment”.</p>` : ''}
 ${body}
 </main>`,
   });
@@ -125,3 +126,6 @@ ${rows.map((r) => html`<tr>${columns.map((col) => (col.rowHeader
     ? html`<th scope="row" data-label="${col.label}"${cellClass(col)}>${col.cell(r)}</th>`
     : html`<td data-label="${col.label}"${cellClass(col)}>${col.cell(r)}</td>`))}</tr>\n`)}</tbody></table>`;
 }
+
+/** The merchant's orders are test orders: sandbox on and not yet approved (an approved merchant's orders are live). */
+export const inSandbox = (c: CabinetRequest): boolean => c.merchant.sandbox && moneyModeOf(c.merchant) === 'sandbox';

@@ -1,7 +1,7 @@
 import type { LinkLineView } from '../../services/links.js';
 import { html, type Html } from '../html.js';
 import { deskLabel } from './desksView.js';
-import { cabinetPage, copyable, csrfInput, listTable, mayChange, money, utc } from './layout.js';
+import { cabinetPage, copyable, csrfInput, inSandbox, listTable, mayChange, money, utc } from './layout.js';
 import { orderColumns, statusBadge, type DeskName, type OrderLine } from './ordersView.js';
 import type { CabinetRequest } from './session.js';
 
@@ -112,7 +112,7 @@ ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <dt>Created</dt><dd>${utc(l.createdAt)}</dd>
 </dl>
 <p class="hint">Each opening creates a new order (its orderRef is the link id and a number) and leads to its payment page. Switched off or expired, the link answers “no longer active”.</p>
-<p><a href="${l.path}" rel="nofollow noopener" target="_blank">Open it as a customer would</a> <span class="hint">(this makes an order too${c.merchant.sandbox ? ', a test one' : ''})</span></p>
+<p><a href="${l.path}" rel="nofollow noopener" target="_blank">Open it as a customer would</a> <span class="hint">(this makes an order too${inSandbox(c) ? ', a test one' : ''})</span></p>
 <div class="actions">${enabledForm(c, l)}</div>
 </section>
 <section class="card" aria-labelledby="lo-h"><h2 id="lo-h">Orders from this link</h2>

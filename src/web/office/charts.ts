@@ -58,10 +58,11 @@ const COL_W = 26;
 export function columnChart(o: { id: string; title: string; bars: readonly Bar[]; max?: number; unit?: string }): Html {
   if (o.bars.length === 0) return html`<p class="muted">${o.title}: no data yet.</p>`;
   const max = o.max ?? Math.max(1, ...o.bars.map((b) => b.value ?? 0));
-  const width = o.bars.length * COL_W + 40;
+  // Room on the left for the axis's "100 %", also at the larger type of a phone.
+  const width = o.bars.length * COL_W + 48;
   const height = COL_H + 34;
   const cols = o.bars.map((b, i) => {
-    const x = 36 + i * COL_W;
+    const x = 44 + i * COL_W;
     const h = b.value === null ? 0 : Math.max(b.value > 0 ? 2 : 0, Math.round((b.value / max) * COL_H));
     return html`<rect x="${x + 3}" y="${8}" width="${COL_W - 6}" height="${COL_H}" class="chart-track"/>
 <rect x="${x + 3}" y="${8 + COL_H - h}" width="${COL_W - 6}" height="${h}" class="chart-bar ${b.tone ?? ''}"><title>${b.full ?? b.label}: ${b.value === null ? 'no data' : b.text}</title></rect>
@@ -70,8 +71,8 @@ export function columnChart(o: { id: string; title: string; bars: readonly Bar[]
   return html`<figure class="chart" id="${o.id}">
 <svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-labelledby="${o.id}-title" preserveAspectRatio="xMinYMin meet">
 <title id="${o.id}-title">${o.title}</title>
-<text x="30" y="16" text-anchor="end" class="chart-tick">${o.max === 100 ? '100 %' : String(max)}</text>
-<text x="30" y="${COL_H + 8}" text-anchor="end" class="chart-tick">0</text>
+<text x="40" y="16" text-anchor="end" class="chart-tick">${o.max === 100 ? '100 %' : String(max)}</text>
+<text x="40" y="${COL_H + 8}" text-anchor="end" class="chart-tick">0</text>
 ${cols}
 </svg>
 ${fallback(o)}

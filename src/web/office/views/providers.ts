@@ -68,12 +68,12 @@ function providerForm(s: Shell, v: ProviderFormValues): Html {
 <label class="check"><input type="radio" name="kind" value="pool"${v.kind !== 'http' ? html` checked` : ''}> pool: the platform's own requisites, payments confirmed by operators or a credit feed</label>
 <label class="check"><input type="radio" name="kind" value="http"${v.kind === 'http' ? html` checked` : ''}> http: an external provider through the generic connector</label></fieldset>
 <label for="provider-priority">Priority (lower is tried first)</label><input type="text" id="provider-priority" name="priority" inputmode="numeric" size="8" maxlength="7" value="${v.priority}">
-<fieldset class="bands"><legend>Capabilities: what it serves (min and max in the customer's currency, 0 = unbounded)</legend>
+<fieldset class="bands"><legend>Capabilities: what it serves (rail "none" for methods without rails; min and max in the customer's currency, 0 = unbounded)</legend>
 ${rows.slice(0, shown).map((c, i) => {
   const n = i + 1;
   return html`<div class="band" role="group" aria-label="Capability ${n}"><span class="band-no" aria-hidden="true">${n}</span>
 <div><label for="cap-method-${n}">${rowLabel('Capability', n)}Method</label><select id="cap-method-${n}" name="${rowField('method', n)}">${opt('', '—', c.method)}${METHODS.map((m) => opt(m, m, c.method))}</select></div>
-<div><label for="cap-rail-${n}">${rowLabel('Capability', n)}Rail</label><select id="cap-rail-${n}" name="${rowField('rail', n)}">${opt('', 'none (rail-less method)', c.rail)}${ALL_RAILS.map((r) => opt(r, r, c.rail))}</select></div>
+<div><label for="cap-rail-${n}">${rowLabel('Capability', n)}Rail</label><select id="cap-rail-${n}" name="${rowField('rail', n)}">${opt('', 'none', c.rail)}${ALL_RAILS.map((r) => opt(r, r, c.rail))}</select></div>
 <div><label for="cap-currency-${n}">${rowLabel('Capability', n)}Currency</label><input type="text" id="cap-currency-${n}" name="${rowField('currency', n)}" size="4" maxlength="3" value="${c.currency}" placeholder="RUB"></div>
 <div><label for="cap-min-${n}">${rowLabel('Capability', n)}Min</label><input type="text" id="cap-min-${n}" name="${rowField('min', n)}" inputmode="decimal" size="8" value="${c.min}" placeholder="0"></div>
 <div><label for="cap-max-${n}">${rowLabel('Capability', n)}Max</label><input type="text" id="cap-max-${n}" name="${rowField('max', n)}" inputmode="decimal" size="8" value="${c.max}" placeholder="0"></div></div>`;
