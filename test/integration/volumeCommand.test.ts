@@ -4,15 +4,52 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/process.js';
+import { parseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/runtime.js';
 
 /** The command as a person runs it: its refusals change nothing and say why. */
-function run(script: string, args: string[], env: Record<string, string>) {
+function run(script: string, args: string[], env: Record<string, string>, timeoutMs = 60_000) {
   const base = { ...process.env };
   delete base.DATABASE_URL;
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { cwd: ROOT, env: { ...base, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { cwd: ROOT, env: { ...base, ...env }, encoding: 'utf8', timeout: timeoutMs });
 }
 
-describe('npm run seed:volume', { timeout: 90_000 }, () => {
+/** What a refusal must leave as it was: the rows of the big tables, a digest of the orders, the applied migrations. */
+async function stateOf(dataDir: string) {
+  const db = await openDatabase(parseConfig({ DATA_DIR: dataDir }));
+  try {
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*)::int FROM orders) AS orders, (SELECT count(*)::int FROM ledger_entries) AS ledger,
+              (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM outbox_events) AS events,
+              (SELECT md5(string_agg(id || status || updated_at::text, ',' ORDER BY seq)) FROM orders) AS digest,
+              (SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations) AS migrations`,
+    );
+    return rows[0];
+  } finally {
+    await db.close();
+  }
+}
+
+describe('npm run seed:volume', { timeout: 300_000 }, () => {
+  it('fills an empty database, then refuses to write into it again, saying why, and changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-volume-cmd-'));
+    const dataDir = join(dir, 'data');
+    try {
+      const first = run('tools/volume/main.ts', ['--orders', '100', '--merchants', '2', '--months', '1'], { DATA_DIR: dataDir }, 150_000);
+      expect(first.status, first.stderr).toBe(0);
+      expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!).orders).toBe(100);
+      const before = await stateOf(dataDir);
+      expect(before).toMatchObject({ orders: 100 });
+      const again = run('tools/volume/main.ts', ['--orders', '100'], { DATA_DIR: dataDir }, 120_000);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toMatch(/refusing to write into a database that is not empty \(table \w+ holds rows\); nothing was changed/);
+      expect(again.stdout).toBe('');
+      expect(await stateOf(dataDir)).toEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('seed:volume refuses bad arguments with the usage, before opening any database', () => {
     const dir = mkdtempSync(join(tmpdir(), 'paygate-volume-cmd-'));
     try {
