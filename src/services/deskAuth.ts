@@ -4,7 +4,7 @@ import type { Refusal } from '../domain/errors.js';
 import { DeskSecretCache } from '../deskSecrets.js';
 import { hmacHex, signatureMatches, signingStringWithBodyHash } from '../signing.js';
 import { getDeskWithMerchantByKey, type DeskAtAuth } from '../store/desks.js';
-import type { AuthToSettle } from '../store/orders.js';
+import type { AuthToSettle } from '../store/orderWrites.js';
 import { claimWindow } from './nonces.js';
 
 // Unknown keys still cost one HMAC, so timing does not tell a valid key from an invalid one.

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import { findScopedOrder, listOrders as selectOrders, orderSeq, readDeskOrderAuthenticating, type OrderRow, type OrderScope } from '../store/orders.js';
+import { findScopedOrder, listOrders as selectOrders, orderSeq, type OrderRow, type OrderScope } from '../store/orders.js';
+import { readDeskOrderAuthenticating } from '../store/deskOrderReads.js';
 import type { PendingAuth } from './deskAuth.js';
 import { operatorOrderView, orderView } from './orderViews.js';
 import { pageOf, type Page } from './paging.js';

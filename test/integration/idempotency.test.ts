@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { expiryWorker, placementReaper, STALE_PLACEMENT_MS } from '../../src/workers/index.js';
 import { claimRef } from '../../src/store/orderRefs.js';
-import { writeOrders } from '../../src/store/orders.js';
+import { writeOrders } from '../../src/store/orderWrites.js';
 
 /*
  * Idempotency by orderRef (spec, POST /gw/v1/orders, rules 1–4) and the race it has to survive:

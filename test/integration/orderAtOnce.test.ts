@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { admin, createHarness, freshNonce, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { serverUrl } from '../helpers/db.js';
 import { openPg } from '../../src/store/db.js';
-import { writeOrder, writeOrders, type OrderToWrite } from '../../src/store/orders.js';
+import { writeOrder, writeOrders, type OrderToWrite } from '../../src/store/orderWrites.js';
 import { readCatalogVersions } from '../../src/store/catalogVersions.js';
 
 // Once an instance has read a desk, an order for it is created in one statement with
