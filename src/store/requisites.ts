@@ -50,6 +50,10 @@ export interface LoadAt {
  * that amount closed unpaid (Canceled, or Dispute since) or expired and not yet closed, its close
  * counted from the earlier of its expiry and its closing (the expiry worker may come by late). Only
  * assignments expiring after the quarantine began are read: any other is neither open nor recent.
+ * The order's status, placement and close time are read from the assignment's copy (migration
+ * 0020 keeps it), not from the orders table: one table, however many orders are open. A copy still
+ * empty is an order written after its assignment (placed at once) that has not changed since: open
+ * until it expires, and in quarantine once expired until the expiry worker closes it.
  */
 const LOAD = `
   SELECT r.*, COALESCE(s.open_orders, 0)::int AS open_orders, COALESCE(s.open_amount, 0)::numeric AS open_amount,
@@ -63,11 +67,11 @@ const LOAD = `
              bool_or(x.open AND x.same) AS same_amount_open,
              bool_or(x.same AND NOT x.open AND (
                (x.status IN ('Canceled', 'Dispute') AND LEAST(COALESCE(x.finished_at, x.expires_at), x.expires_at) > $2)
-               OR (x.status = 'Created' AND x.placement = 'placed' AND x.expires_at <= $1))) AS quarantined
-        FROM (SELECT a.amount, a.expires_at, o.status, o.placement, o.finished_at,
-                     (a.expires_at > $1 AND COALESCE(o.status, 'Created') IN ('Created', 'Payed') AND COALESCE(o.placement, 'pending') <> 'failed') AS open,
+               OR (COALESCE(x.status, 'Created') = 'Created' AND COALESCE(x.placement, 'placed') = 'placed' AND x.expires_at <= $1))) AS quarantined
+        FROM (SELECT a.amount, a.expires_at, a.order_status AS status, a.order_placement AS placement, a.order_finished_at AS finished_at,
+                     (a.expires_at > $1 AND COALESCE(a.order_status, 'Created') IN ('Created', 'Payed') AND COALESCE(a.order_placement, 'pending') <> 'failed') AS open,
                      (a.amount = $5::numeric AND a.currency = $6::text) AS same
-                FROM requisite_assignments a LEFT JOIN orders o ON o.id = a.order_id
+                FROM requisite_assignments a
                WHERE a.requisite_id = r.id AND a.expires_at > LEAST($1, $2)) x
     ) s ON true`;
 
@@ -170,16 +174,21 @@ export interface Assignment {
   at: Date;
 }
 
-/** Records the requisite an order was given and marks the requisite used; false when the order already has one. */
+/**
+ * Records the requisite an order was given, with its order's state when the order row is there
+ * already, and marks the requisite used, in one statement; false when the order already has one.
+ */
 export async function insertAssignment(q: Queryable, a: Assignment): Promise<boolean> {
   const { rows } = await q.query(
-    `INSERT INTO requisite_assignments (order_id, requisite_id, provider_id, amount, currency, rail, expires_at, assigned_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (order_id) DO NOTHING RETURNING order_id`,
+    `WITH ins AS (
+       INSERT INTO requisite_assignments (order_id, requisite_id, provider_id, amount, currency, rail, expires_at, assigned_at, order_status, order_placement, order_finished_at)
+       SELECT $1::text, $2::text, $3::text, $4::numeric, $5::text, $6::text, $7::timestamptz, $8::timestamptz, o.status, o.placement, o.finished_at
+         FROM (SELECT 1) one LEFT JOIN orders o ON o.id = $1::text
+       ON CONFLICT (order_id) DO NOTHING RETURNING requisite_id)
+     UPDATE requisites r SET last_used_at = $8::timestamptz FROM ins WHERE r.id = ins.requisite_id RETURNING r.id`,
     [a.orderId, a.requisiteId, a.providerId, a.amount, a.currency, a.rail, a.expiresAt, a.at],
   );
-  if (rows.length === 0) return false;
-  await q.query('UPDATE requisites SET last_used_at = $2 WHERE id = $1', [a.requisiteId, a.at]);
-  return true;
+  return rows.length === 1;
 }
 
 /** The requisite an order was given, with its payment keys. */
