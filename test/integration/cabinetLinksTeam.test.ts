@@ -129,7 +129,10 @@ describe('payment links', () => {
     }
     const states = await h.ctx.db.query<{ state: string }>('SELECT state FROM outbox_events WHERE order_id = $1', [orderId]);
     expect(states.rows.map((r) => r.state)).toEqual(states.rows.map(() => 'suppressed'));
-    expect((await b.get(`/cabinet/orders/${orderId}`)).body).toContain('no callback URL');
+    const orderPage = (await b.get(`/cabinet/orders/${orderId}`)).body;
+    expect(orderPage).toContain('no callback URL');
+    expect(orderPage).toContain('made without a callback URL');
+    expect(orderPage).not.toContain(`action="/cabinet/orders/${orderId}/resend"`);
     expect((await b.get('/cabinet/callbacks')).body).not.toContain(orderId);
   });
 

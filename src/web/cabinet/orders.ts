@@ -102,7 +102,7 @@ function listQuery(f: OrderFilters) {
 /** An order as the cabinet shows it: the API's read plus its desk and whether it is a test. */
 export function orderDetail(o: OrderRow): OrderDetail {
   const v = orderView(o);
-  return { ...v, description: o.description, deskId: o.desk_id, sandbox: o.sandbox };
+  return { ...v, description: o.description, deskId: o.desk_id, sandbox: o.sandbox, hasCallbackUrl: o.notify_url !== null };
 }
 
 function csvRow(o: OrderRow): OrderCsvRow {

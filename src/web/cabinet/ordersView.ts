@@ -96,6 +96,8 @@ export interface OrderDetail {
   finishedAt: string | null;
   deskId: string;
   sandbox: boolean;
+  /** False for an order made without one (a payment link on a desk without a callback URL): no callback is sent. */
+  hasCallbackUrl: boolean;
 }
 
 export interface Attempt {
@@ -167,8 +169,10 @@ ${paymentDetails(o)}
 ${mayChange(c)
   ? html`<section class="card" aria-labelledby="act-h"><h2 id="act-h">Actions</h2><div class="actions">
 ${canSimulate ? html`<form class="inline" method="post" action="/cabinet/orders/${o.id}/simulate-payment">${csrfInput(c.csrf)}<button type="submit">Simulate payment</button></form>` : ''}
-<form class="inline" method="post" action="/cabinet/orders/${o.id}/resend">${csrfInput(c.csrf)}<button type="submit" class="secondary">Resend callback</button></form>
-</div><p class="hint">Resend posts the order's current state to your callback URL as a new event with a new event id.${o.sandbox ? '' : ' Live orders are completed by the payment itself.'}</p></section>`
+${o.hasCallbackUrl ? html`<form class="inline" method="post" action="/cabinet/orders/${o.id}/resend">${csrfInput(c.csrf)}<button type="submit" class="secondary">Resend callback</button></form>` : ''}
+</div><p class="hint">${o.hasCallbackUrl
+  ? 'Resend posts the order\'s current state to your callback URL as a new event with a new event id.'
+  : 'This order was made without a callback URL (its desk has none): no callback is sent, and its events are kept in the events feed.'}${o.sandbox ? '' : ' Live orders are completed by the payment itself.'}</p></section>`
   : ''}
 ${more}
 <section class="card" aria-labelledby="cb-h"><h2 id="cb-h">Callback attempts</h2>
