@@ -310,6 +310,7 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       expect(await page.locator('.banner').textContent()).toContain('Rupee counter');
       // Approved, its orders are live: no "sandbox is on" notice any more.
       expect(await page.getByText('Sandbox is on').count()).toBe(0);
+      expect(await page.getByText(/approved: new orders are live orders/).isVisible()).toBe(true);
       await pageChecks(page, seen, 'home-banner');
     } finally {
       await context.close();

@@ -12,7 +12,7 @@ export interface HomeData {
 
 function statusExplained(m: CabinetRequest['merchant']): Html {
   if (m.status === 'Active') {
-    return html`<p><span class="badge ok">Active</span> Your account is approved: live orders are served${m.sandbox ? ' once you turn the sandbox off with us' : ''}.</p>`;
+    return html`<p><span class="badge ok">Active</span> Your account is approved: new orders are live orders, paid with real money and credited to the live balance.</p>`;
   }
   if (m.status === 'Blocked') {
     return html`<p><span class="badge bad">Blocked</span> Your account is blocked: the API refuses new orders (MERCHANT_INACTIVE).${m.block_reason ? html` Reason: ${m.block_reason}.` : ''} Contact support to resolve it.</p>`;
