@@ -6,6 +6,12 @@
  * by `matcher` naming the credit. Unmatched credits wait for a person to match or ignore them.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { isIsoCurrency } from '../domain/catalogue.js';
@@ -25,7 +31,7 @@ import { getProvider, type ProviderRow } from '../store/providers.js';
 import { normalizeAccount } from '../domain/requisites.js';
 import { CREATED_AFTER_MONEY_MS, matchCredit, NEAR_MAX, type CreditTerms, type MatchableOrder, type MatchOutcome } from './matching.js';
 import { bookingDateTime, positiveAmount } from './statements/fields.js';
-import { readStatement, statementKindOf, type StatementBody, type StatementCredit } from './statements/index.js';
+import { openStatement, StatementInvalidError, statementKindOf, type StatementBody, type StatementCredit, type StatementKind, type StatementProblem, type StatementTotals } from './statements/index.js';
 import * as store from './store.js';
 
 export const newCreditId = (): string => `crd_${randomId26()}`;
@@ -413,16 +419,54 @@ const creditFromStatement = (c: StatementCredit): CreditInput => ({
 });
 
 /**
- * `POST /admin/v1/providers/{id}/statements`: the file is read whole first (as a stream, up to
- * 50 MiB); one that is not a statement is refused naming what is wrong and nothing is recorded.
- * Then its credits are recorded and matched, a batch to a transaction, and the upload audited with
- * its summary.
+ * Reads the whole statement once, as it streams in, and writes its credits to a temporary file
+ * (one JSON line each) instead of keeping them: memory holds a chunk of the file and a batch of
+ * credits, whatever the file's size. Answers the file of credits with the counts, or the problem
+ * that makes the body no statement (nothing is kept then).
+ */
+async function spoolStatement(body: StatementBody, kind: StatementKind): Promise<{ ok: true; totals: StatementTotals; dir: string; file: string } | { ok: false; problem: StatementProblem }> {
+  const dir = await mkdtemp(join(tmpdir(), 'paygate-statement-'));
+  const file = join(dir, 'credits.ndjson');
+  const out = createWriteStream(file);
+  const stream = openStatement(body, kind);
+  try {
+    for await (const credit of stream) if (!out.write(`${JSON.stringify(credit)}\n`)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+    return { ok: true, totals: stream.totals!, dir, file };
+  } catch (err) {
+    out.destroy();
+    await rm(dir, { recursive: true, force: true });
+    if (err instanceof StatementInvalidError) return { ok: false, problem: err.problem };
+    throw err;
+  }
+}
+
+/** The spooled credits back, `size` at a time, in file order. */
+async function* batchesOf(file: string, size: number): AsyncGenerator<CreditInput[]> {
+  let batch: CreditInput[] = [];
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    if (line === '') continue;
+    batch.push(creditFromStatement(JSON.parse(line) as StatementCredit));
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/**
+ * `POST /admin/v1/providers/{id}/statements`: the file is read to its end first (as a stream, up
+ * to 50 MiB, its credits spooled to a temporary file); one that is not a statement is refused
+ * naming what is wrong and nothing is recorded. Then its credits are recorded and matched, a batch
+ * to a transaction, and the upload audited with its summary.
  */
 export async function importStatement(ctx: Ctx, providerId: string, contentType: string | undefined, body: StatementBody, actor: string): Promise<StatementSummary> {
   const provider = await poolProvider(ctx.db, providerId);
   const kind = statementKindOf(contentType);
   if (kind === null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the statement as application/xml (camt.053, camt.054) or text/csv');
-  const read = await readStatement(body, kind);
+  const read = await spoolStatement(body, kind);
   if (!read.ok) {
     const refusal = read.problem.kind === 'too-large' ? new AppError('PAYLOAD_TOO_LARGE', 'a statement is at most 50 MiB') : new AppError('STATEMENT_INVALID', read.problem.message);
     // A refused file is in the audit trail too, like every refused operator action.
@@ -430,14 +474,17 @@ export async function importStatement(ctx: Ctx, providerId: string, contentType:
     throw refusal;
   }
   const summary: StatementSummary = { entries: read.totals.entries, credits: read.totals.credits, duplicates: 0, matched: 0, unmatched: 0, skipped: read.totals.skipped };
-  for (let i = 0; i < read.credits.length; i += STATEMENT_BATCH) {
-    const batch = read.credits.slice(i, i + STATEMENT_BATCH).map(creditFromStatement);
-    const results = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, batch, 'statement'));
-    for (const r of results) {
-      if (r.duplicate) summary.duplicates++;
-      else if (r.credit.status === 'matched') summary.matched++;
-      else summary.unmatched++;
+  try {
+    for await (const batch of batchesOf(read.file, STATEMENT_BATCH)) {
+      const results = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, batch, 'statement'));
+      for (const r of results) {
+        if (r.duplicate) summary.duplicates++;
+        else if (r.credit.status === 'matched') summary.matched++;
+        else summary.unmatched++;
+      }
     }
+  } finally {
+    await rm(read.dir, { recursive: true, force: true });
   }
   await insertAuditEntry(ctx.db, {
     at: new Date(ctx.clock.now()),
