@@ -34,7 +34,8 @@ import { provisionDesks, ROOT, startPaygate, type PaygateProcess } from './serve
 const TOKEN = 'bench-admin-token-0123456789';
 const WARMUPS = 5;
 const RUNS = 30;
-const LIMIT_MS = 100;
+// spec/scale.md: 100 ms on PostgreSQL at 2,000,000 orders; 200 ms on the embedded database at 200,000.
+const LIMIT_MS = process.env.DATABASE_URL ? 100 : 200;
 const LIMIT_RATIO = 2.5;
 
 interface Volume {

@@ -391,13 +391,24 @@ function orderConditions(f: OfficeOrderFilter): Sql {
   if (f.amountMax) parts.push(sql`o.amount <= ${f.amountMax}::numeric`);
   if (f.from) parts.push(sql`o.created_at >= ${f.from}`);
   if (f.to) parts.push(sql`o.created_at < ${f.to}`);
-  if (f.beforeSeq !== undefined) parts.push(sql`o.seq < ${f.beforeSeq}`);
+  if (f.beforeSeq !== undefined) {
+    parts.push(byTime(f) ? sql`(o.created_at, o.seq) < (SELECT c.created_at, c.seq FROM orders c WHERE c.seq = ${f.beforeSeq})` : sql`o.seq < ${f.beforeSeq}`);
+  }
   return parts.reduce((all, p) => sql`${all} AND ${p}`);
 }
 
-/** Orders matching every filter given, newest first (by creation sequence). */
+/** With a period the list runs by creation time along the period's index (as store/orders.ts `listOrders`). */
+const byTime = (f: OfficeOrderFilter) => f.from !== undefined || f.to !== undefined;
+
+/**
+ * Orders matching every filter given, newest first: by creation sequence, or with a period by
+ * creation time then sequence (the same order but among orders created in the same instant by
+ * concurrent requests), so a month long ago is read from its newest end instead of walking every
+ * later order.
+ */
 export async function searchOrders(q: Queryable, f: OfficeOrderFilter): Promise<OrderRow[]> {
-  const { rows } = await query<OrderRow>(q, sql`SELECT o.* FROM orders o WHERE ${orderConditions(f)} ORDER BY o.seq DESC LIMIT ${f.limit}`);
+  const order = raw(byTime(f) ? 'o.created_at DESC, o.seq DESC' : 'o.seq DESC');
+  const { rows } = await query<OrderRow>(q, sql`SELECT o.* FROM orders o WHERE ${orderConditions(f)} ORDER BY ${order} LIMIT ${f.limit}`);
   return rows;
 }
 

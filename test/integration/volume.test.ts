@@ -295,7 +295,7 @@ describe('the service on the generated data', () => {
     expect(found.body).toContain(withRef!.id);
   });
 
-  it('pages through a month of orders newest first, every order of it once, and finds an order by its payer reference in the cabinet', async () => {
+  it('pages through a month of orders newest first, every order of it once, in the API, the cabinet and the back office, and finds an order by its payer reference in the cabinet', async () => {
     const month = v.days[5]!.slice(0, 7);
     const from = `${month}-01`;
     const to = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
@@ -333,6 +333,25 @@ describe('the service on the generated data', () => {
     expect(found.body).toContain(paid!.id);
     // The operator API's q stays an id or an orderRef.
     expect(json(await admin(h.app, 'GET', `/orders?q=${encodeURIComponent(paid!.payer_reference)}`)).result.items).toEqual([]);
+
+    // The back office's live orders of the month (its `to` is a whole day, included), by its
+    // "Older orders" links: every one once, newest first.
+    const live = (await q<{ id: string }>(
+      `SELECT id FROM orders WHERE NOT sandbox AND placement = 'placed' AND created_at >= $1 AND created_at < $2::date + 1 ORDER BY seq DESC`,
+      [from, to],
+    )).map((r) => r.id);
+    expect(live.length).toBeGreaterThan(50);
+    const o = new FormBrowser(h.app);
+    await o.get('/office/sign-in');
+    expect((await o.post('/office/sign-in', [['email', v.operator.email], ['password', v.operator.password]])).statusCode).toBe(303);
+    const office: string[] = [];
+    for (let url: string | null = `/office/orders?from=${from}&to=${to}`; url; ) {
+      const res = await o.get(url);
+      expect(res.statusCode).toBe(200);
+      for (const m of res.body.matchAll(/href="\/office\/orders\/(ord_[A-Za-z0-9]+)"/g)) if (office.at(-1) !== m[1]) office.push(m[1]!);
+      url = /<p class="pager"><a href="([^"]+)"/.exec(res.body)?.[1]?.replaceAll('&amp;', '&') ?? null;
+    }
+    expect(office).toEqual(live);
   });
 
   it('credits a paid order, decides an open appeal and expires an open order as its own, the ledger still balanced', async () => {
