@@ -272,11 +272,12 @@ describe('attributable assignment', () => {
     await placed(h, desk, 321);
     const lines: { o: any; msg?: string }[] = [];
     const log = h.ctx.log as unknown as Record<string, unknown>;
+    const info = log.info;
     log.info = (o: any, msg?: string) => lines.push({ o, msg });
     try {
       expect((await order(h, desk, 321)).statusCode).toBe(503);
     } finally {
-      delete log.info;
+      log.info = info;
     }
     const line = lines.find((l) => l.msg === 'provider did not issue');
     expect(line?.o.reason).toMatch(/no requisite can take 321\.00 RUB: 1 same amount open/);
@@ -284,6 +285,22 @@ describe('attributable assignment', () => {
     const { lastDay, latest } = await poolDeclines(h.ctx, p.id);
     expect(lastDay).toBe(1);
     expect(latest).toEqual([{ orderId: expect.stringMatching(/^ord_/), amount: '321.00', currency: 'RUB', rail: 'C2c', reason: line?.o.reason, at: new Date(h.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'), outcome: 'refused', placedWith: null }]);
+  });
+  it('a decline the cascade moved past names the provider that placed the order', async () => {
+    const first = await pool([{ card: card(96) }]);
+    const res = await admin(h.app, 'POST', '/providers', { name: 'Backup pool', kind: 'pool', priority: 20, capabilities: RUB_CAPABILITIES, requisites: [{ card: card(95) }] });
+    expect(res.statusCode, res.body).toBe(201);
+    const backup = json(res).result;
+    try {
+      const a = await placed(h, desk, 654);
+      const b = await placed(h, desk, 654);
+      expect(cardOf(b)).not.toBe(cardOf(a));
+      const { latest } = await poolDeclines(h.ctx, first.id);
+      expect(latest[0]).toMatchObject({ orderId: b.id, amount: '654.00', outcome: 'placed', placedWith: 'Backup pool' });
+      expect(latest[0].reason).toMatch(/no requisite can take 654\.00 RUB: 1 same amount open/);
+    } finally {
+      await admin(h.app, 'POST', `/providers/${backup.id}/pause`);
+    }
   });
 });
 
