@@ -1,12 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
-import { bareEnv, freePort, killChildren, runAsNpmStart, runNpmStart, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
+import { bareEnv, copyOfMigratedDataDir, freePort, killChildren, migratedDataDir, runAsNpmStart, runNpmStart, scratchDir, STARTUP_MS, stop, waitStatus, type Proc } from '../helpers/process.js';
 
 // A newcomer's first run: `npm start` with nothing configured, the embedded database under DATA_DIR.
 // The process is the real one, spoken to over real sockets.
@@ -31,12 +30,15 @@ describe('first start, restart and refusal of the real process', () => {
   let adminToken: string;
   const nonceBeforeRestart = `before-restart-${randomBytes(6).toString('hex')}`;
 
+  // The first start is `npm start` itself, prestart included, through the npm on PATH, on an empty
+  // DATA_DIR: first's pid is npm's, the server a process below it.
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'paygate-e2e-'));
+    dataDir = scratchDir('e2e-first');
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    first = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
-    await waitHealthy(base, first);
+    first = runNpmStart([], bareEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    // Ready once the banner is printed (/healthz answers as soon as the port listens, a moment before).
+    await waitStatus(`${base}/readyz`, first);
   }, STARTUP_MS + 10_000);
 
   afterAll(() => {
@@ -121,8 +123,31 @@ describe('first start, restart and refusal of the real process', () => {
     expect(((await refused.json()) as any).fault.code).toBe('ADMIN_AUTH_FAILED');
   });
 
+  it('`npm start` itself: SIGTERM to the npm process stops the server, npm waits for it through the drain and exits 0, and the port and DATA_DIR are free', async () => {
+    // The first start runs with the default drain (5 s): npm must wait for the server through it, not leave it running behind.
+    const server = (JSON.parse(readFileSync(join(dataDir, 'paygate.lock'), 'utf8')) as { pid: number }).pid;
+    expect(server).not.toBe(first.child.pid);
+    // No shell between npm and the server (Linux shows it in /proc): npm's copy of the signal reaches the server itself.
+    if (existsSync(`/proc/${server}/stat`)) {
+      const stat = readFileSync(`/proc/${server}/stat`, 'utf8');
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(first.child.pid);
+    }
+
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+    expect(first.stdout()).toMatch(/"msg":"stopped"/);
+    // npm exited after the server did: it is gone, and nothing holds the port or DATA_DIR.
+    expect(() => process.kill(server, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    await new Promise<void>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve()));
+    });
+    expect(existsSync(join(dataDir, 'paygate.lock'))).toBe(false);
+  }, STARTUP_MS + 20_000);
+
   it('a restart on the same DATA_DIR prints nothing new and keeps keys, token and nonce memory', async () => {
-    // The first start stops with the default drain (5 s); the restarts after it skip theirs.
+    // The test above stopped the first start (stop gives an exited process's code again); this restart skips the drain.
     expect(await stop(first)).toBe(0);
     const second = runAsNpmStart(['serve'], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '0' }));
     await waitHealthy(base, second);
@@ -147,31 +172,6 @@ describe('first start, restart and refusal of the real process', () => {
     expect(await stop(second)).toBe(0);
   }, STARTUP_MS + 20_000);
 
-  it('`npm start` itself: SIGTERM to the npm process stops the server, npm waits for it and exits 0, and the port and DATA_DIR are free', async () => {
-    // A drain of 1 s: npm must wait for the server through it, not leave it running behind.
-    const npm = runNpmStart([], bareEnv({ PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '1' }));
-    await waitHealthy(base, npm);
-    const server = (JSON.parse(readFileSync(join(dataDir, 'paygate.lock'), 'utf8')) as { pid: number }).pid;
-    expect(server).not.toBe(npm.child.pid);
-    // No shell between npm and the server (Linux shows it in /proc): npm's copy of the signal reaches the server itself.
-    if (existsSync(`/proc/${server}/stat`)) {
-      const stat = readFileSync(`/proc/${server}/stat`, 'utf8');
-      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(npm.child.pid);
-    }
-
-    npm.child.kill('SIGTERM');
-    expect(await npm.exit).toBe(0);
-    expect(npm.stdout()).toMatch(/"msg":"stopped"/);
-    // npm exited after the server did: it is gone, and nothing holds the port or DATA_DIR.
-    expect(() => process.kill(server, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
-    await new Promise<void>((resolve, reject) => {
-      const s = createServer();
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve()));
-    });
-    expect(existsSync(join(dataDir, 'paygate.lock'))).toBe(false);
-  }, STARTUP_MS + 20_000);
-
   it('a bad PORT stops the start with a message naming PORT and a non-zero exit', async () => {
     const p = runAsNpmStart(['serve'], bareEnv({ PORT: 'abc', DATA_DIR: dataDir }));
     const code = await p.exit;
@@ -182,11 +182,13 @@ describe('first start, restart and refusal of the real process', () => {
   }, 30_000);
 
   it('`migrate` on a fresh DATA_DIR applies the schema, then reports it up to date', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'paygate-e2e-migrate-'));
+    // The run's migrated database is made by `migrate` on an empty DATA_DIR (see migratedDataDir);
+    // what that run printed is checked here, and `migrate` again on a copy of what it left.
+    const a = await migratedDataDir();
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toMatch(/^applied: 0001_init\.sql/m);
+    const dir = await copyOfMigratedDataDir('e2e-migrate');
     try {
-      const a = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: dir }));
-      expect(await a.exit, a.stderr()).toBe(0);
-      expect(a.stdout()).toMatch(/^applied: 0001_init\.sql/m);
       const b = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: dir }));
       expect(await b.exit, b.stderr()).toBe(0);
       expect(b.stdout()).toMatch(/schema is up to date/);

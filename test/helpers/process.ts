@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { oncePerRun } from './runOnce.js';
 
 /**
  * The real server as a child process, spoken to over real sockets: one plain node process, as
@@ -8,6 +12,21 @@ import { fileURLToPath } from 'node:url';
  */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const STARTUP_MS = 60_000;
+
+/**
+ * The drain after SIGTERM (SHUTDOWN_DRAIN_SECONDS, 5 s by default) adds its seconds to every stop;
+ * the tests about something else set it to 0, and the drain has tests of its own (shutdown.test.ts).
+ */
+export const NO_DRAIN = { SHUTDOWN_DRAIN_SECONDS: '0' };
+
+/** Polls `check` until it holds, failing after `ms`. */
+export async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /** The environment of a machine where nothing of Paygate is configured. */
 export function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -99,7 +118,7 @@ export async function waitStatus(url: string, p: Proc, status = 200): Promise<vo
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`no ${status} from ${url} within ${STARTUP_MS} ms:\n${p.stdout()}\n${p.stderr()}`);
 }
@@ -124,4 +143,47 @@ export function killChildren(): void {
     }
   }
   groups.clear();
+}
+
+/** What `paygate migrate` did on an empty DATA_DIR, and the directory it left. */
+export interface MigratedDataDir {
+  dir: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let migrated: Promise<MigratedDataDir> | null = null;
+
+/**
+ * An embedded database as `paygate migrate` leaves an empty DATA_DIR: initialised and migrated,
+ * with no master key, no operator token and no demo desk yet, so a server started on a copy of it
+ * does everything a first start does except create the database (about 5 CPU-seconds). Made once
+ * per `vitest run` (see oncePerRun); never started on itself: tests get copies
+ * (`copyOfMigratedDataDir`).
+ */
+export function migratedDataDir(): Promise<MigratedDataDir> {
+  migrated ??= (async () => {
+    const base = await oncePerRun(inject('runDir'), 'migrated', async (base) => {
+      const p = runAsNpmStart(['migrate'], bareEnv({ DATA_DIR: join(base, 'data') }));
+      const code = await p.exit;
+      writeFileSync(join(base, 'result.json'), JSON.stringify({ code, stdout: p.stdout(), stderr: p.stderr() }));
+    });
+    return { dir: join(base, 'data'), ...(JSON.parse(readFileSync(join(base, 'result.json'), 'utf8')) as Omit<MigratedDataDir, 'dir'>) };
+  })();
+  return migrated;
+}
+
+/** A new empty directory under the run's directory (in memory where there is /dev/shm; see globalSetup.ts). */
+export function scratchDir(name: string): string {
+  return mkdtempSync(join(inject('runDir'), `${name}-`));
+}
+
+/** A data directory of its own for one test, holding what `paygate migrate` made (see `migratedDataDir`). */
+export async function copyOfMigratedDataDir(name: string): Promise<string> {
+  const m = await migratedDataDir();
+  if (m.code !== 0) throw new Error(`paygate migrate failed (exit ${m.code}):\n${m.stdout}\n${m.stderr}`);
+  const dir = scratchDir(name);
+  cpSync(m.dir, dir, { recursive: true });
+  return dir;
 }
