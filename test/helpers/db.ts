@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openPg, openPglite, type Db } from '../../src/store/db.js';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
+import { oncePerRun } from './runOnce.js';
 
 /** The PostgreSQL server to test against, when DATABASE_URL is set; PGlite in memory otherwise. */
 export const serverUrl = process.env.DATABASE_URL || null;
@@ -15,9 +18,9 @@ export interface TestDb {
 
 /**
  * Migrating a database anew for every test file is most of a file's set-up cost (initdb of an
- * embedded PostgreSQL takes seconds). A migrated template is made once per test process and
- * per schema version, then copied: PGlite loads a dump of the template's data directory, and
- * PostgreSQL creates each database `TEMPLATE` the migrated one.
+ * embedded PostgreSQL takes seconds). A migrated template is made once per run (PGlite) or per
+ * schema version (PostgreSQL), then copied: PGlite loads a dump of the template's data directory,
+ * and PostgreSQL creates each database `TEMPLATE` the migrated one.
  */
 const schemaHash = createHash('sha256')
   .update(loadMigrations().map((m) => `${m.name}\n${m.sql}`).join('\n'))
@@ -26,16 +29,34 @@ const schemaHash = createHash('sha256')
 
 const pgliteTemplates = new Map<boolean, Promise<Blob>>();
 
-/** A dump of a fresh embedded database, migrated or not, made once per process. */
+async function makeDump(migrated: boolean): Promise<Blob> {
+  const db = await openPglite(undefined);
+  if (migrated) await migrate(db);
+  const dump = await db.dumpDataDir!();
+  await db.close();
+  return dump;
+}
+
+/**
+ * A dump of a fresh embedded database, migrated or not. Under vitest it is made once per run, by
+ * the first test process that needs it, and read from the run's directory by the others (making one
+ * costs some 6 CPU-seconds); elsewhere (tools that use the harness) once per process.
+ */
 function pgliteTemplateDump(migrated: boolean): Promise<Blob> {
   let t = pgliteTemplates.get(migrated);
   if (!t) {
     t = (async () => {
-      const db = await openPglite(undefined);
-      if (migrated) await migrate(db);
-      const dump = await db.dumpDataDir!();
-      await db.close();
-      return dump;
+      if (!process.env.VITEST) return makeDump(migrated);
+      // Imported here: the test API exists only inside a test process.
+      const { inject } = await import('vitest');
+      const name = `pglite-${migrated ? 'migrated' : 'empty'}-${schemaHash}`;
+      const dir = await oncePerRun(inject('runDir'), name, async (d) => {
+        const dump = await makeDump(migrated);
+        writeFileSync(join(d, 'dump'), Buffer.from(await dump.arrayBuffer()));
+        // The loader tells a gzipped dump from a plain tar by its type.
+        writeFileSync(join(d, 'type'), dump.type);
+      });
+      return new Blob([readFileSync(join(dir, 'dump'))], { type: readFileSync(join(dir, 'type'), 'utf8') });
     })();
     pgliteTemplates.set(migrated, t);
   }
@@ -46,9 +67,12 @@ function pgliteTemplateDump(migrated: boolean): Promise<Blob> {
  * Loading an embedded database from the dump still starts a PostgreSQL in WebAssembly (about a
  * second). A dropped migrated database is therefore put back to the template's exact contents
  * instead (every table emptied, the rows the migrations wrote put back, every sequence where it
- * was) and handed to the next test in this process.
+ * was) and handed to the next test in this process; one whose tables or indexes a test changed
+ * (the migration suites add some) is closed instead.
  */
 interface TemplateContents {
+  /** Every table, index, sequence and view, as `relationsOf` lists them. */
+  relations: string;
   tables: string[];
   rows: { table: string; json: string }[];
   sequences: { name: string; lastValue: string; isCalled: boolean }[];
@@ -57,6 +81,14 @@ interface TemplateContents {
 let templateContents: Promise<TemplateContents> | null = null;
 const idlePglite: Db[] = [];
 const IDLE_MAX = 2;
+
+/** The names and kinds of every relation of the public schema, one string to compare. */
+async function relationsOf(db: Db): Promise<string> {
+  const { rows } = await db.query<{ list: string | null }>(
+    "SELECT string_agg(relkind::text || ':' || relname, ',' ORDER BY relname, relkind) AS list FROM pg_class WHERE relnamespace = 'public'::regnamespace",
+  );
+  return rows[0]?.list ?? '';
+}
 
 async function readContents(db: Db): Promise<TemplateContents> {
   const { rows: tables } = await db.query<{ name: string }>(
@@ -70,10 +102,12 @@ async function readContents(db: Db): Promise<TemplateContents> {
   const { rows: seqs } = await db.query<{ name: string; last_value: string | null; is_called: boolean }>(
     "SELECT quote_ident(sequencename) AS name, COALESCE(last_value, start_value)::text AS last_value, last_value IS NOT NULL AS is_called FROM pg_sequences WHERE schemaname = 'public'",
   );
-  return { tables: tables.map((t) => t.name), rows, sequences: seqs.map((q) => ({ name: q.name, lastValue: q.last_value!, isCalled: q.is_called })) };
+  return { relations: await relationsOf(db), tables: tables.map((t) => t.name), rows, sequences: seqs.map((q) => ({ name: q.name, lastValue: q.last_value!, isCalled: q.is_called })) };
 }
 
-async function resetToTemplate(db: Db, c: TemplateContents): Promise<void> {
+/** Puts the template's rows back; false (and nothing done) where the test changed the schema itself, a table or index more or less. */
+async function resetToTemplate(db: Db, c: TemplateContents): Promise<boolean> {
+  if ((await relationsOf(db)) !== c.relations) return false;
   await db.tx(async (q) => {
     // Replica mode: no triggers and no foreign-key checks while the contents are put back.
     await q.query('SET LOCAL session_replication_role = replica');
@@ -81,6 +115,7 @@ async function resetToTemplate(db: Db, c: TemplateContents): Promise<void> {
     for (const r of c.rows) await q.query(`INSERT INTO ${r.table} SELECT * FROM json_populate_recordset(NULL::${r.table}, $1::json)`, [r.json]);
     for (const s of c.sequences) await q.query('SELECT setval($1::regclass, $2::bigint, $3)', [s.name, s.lastValue, s.isCalled]);
   });
+  return true;
 }
 
 /** A handle on a pooled database for one test: its listeners end and it goes back to the pool on drop. */
@@ -113,9 +148,10 @@ function pooledPglite(db: Db): TestDb {
       for (const stop of [...stops]) await stop();
       if (!closed && idlePglite.length < IDLE_MAX) {
         try {
-          await resetToTemplate(db, await templateContents!);
-          idlePglite.push(db);
-          return;
+          if (await resetToTemplate(db, await templateContents!)) {
+            idlePglite.push(db);
+            return;
+          }
         } catch {
           // Not reusable: a fresh one is loaded next time.
         }

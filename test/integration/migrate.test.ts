@@ -9,6 +9,11 @@ afterEach(async () => {
 });
 
 const fresh = async () => (t = await createTestDb({ migrated: false }));
+/**
+ * A database `migrate` already brought up to date from empty (the one every other suite gets), for
+ * the tests whose subject is what a later run does with it.
+ */
+const migrated = async () => (t = await createTestDb());
 const codeVersion = () => loadMigrations().at(-1)!.version;
 
 async function tableExists(db: TestDb['db'], name: string): Promise<boolean> {
@@ -56,8 +61,7 @@ describe('migrate', () => {
   });
 
   it('a migration that fails leaves nothing of itself behind and is not recorded', async () => {
-    const { db } = await fresh();
-    await migrate(db);
+    const { db } = await migrated();
     const next = codeVersion() + 1;
     const broken = { version: next, name: `${String(next).padStart(4, '0')}_broken.sql`, sql: 'CREATE TABLE half_done (id int);\nSELECT no_such_column FROM merchants;' };
     await expect(migrate(db, [...loadMigrations(), broken])).rejects.toThrow();
@@ -69,8 +73,7 @@ describe('migrate', () => {
   });
 
   it('a later migration is applied on top of an existing schema', async () => {
-    const { db } = await fresh();
-    await migrate(db);
+    const { db } = await migrated();
     const next = codeVersion() + 1;
     const added = { version: next, name: `${String(next).padStart(4, '0')}_added.sql`, sql: 'CREATE TABLE added_later (id int);' };
     expect(await migrate(db, [...loadMigrations(), added])).toEqual([added.name]);
@@ -78,8 +81,7 @@ describe('migrate', () => {
   });
 
   it('refuses a database whose schema is newer than the code', async () => {
-    const { db } = await fresh();
-    await migrate(db);
+    const { db } = await migrated();
     const newer = codeVersion() + 1;
     await db.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [newer, `${newer}_from_a_newer_release.sql`]);
     const err = await migrate(db).then(
