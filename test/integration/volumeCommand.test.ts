@@ -31,7 +31,7 @@ async function stateOf(dataDir: string) {
 }
 
 describe('npm run seed:volume', { timeout: 300_000 }, () => {
-  it('fills an empty database, then refuses to write into it again, saying why, and changes nothing', async () => {
+  it('fills an empty database, then refuses to write into it again, saying why, and changes nothing; npm run maintain then archives its old callbacks', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paygate-volume-cmd-'));
     const dataDir = join(dir, 'data');
     try {
@@ -45,6 +45,18 @@ describe('npm run seed:volume', { timeout: 300_000 }, () => {
       expect(again.stderr).toMatch(/refusing to write into a database that is not empty \(table \w+ holds rows\); nothing was changed/);
       expect(again.stdout).toBe('');
       expect(await stateOf(dataDir)).toEqual(before);
+
+      // npm run maintain on the result: delivered callbacks older than a day leave the hot table for the archive, to the end.
+      const maintained = run('tools/maintain.ts', [], { DATA_DIR: dataDir, RETENTION_DAYS: '1' }, 120_000);
+      expect(maintained.status, maintained.stderr).toBe(0);
+      const summary = JSON.parse(maintained.stdout.trim().split('\n').at(-1)!);
+      expect(summary).toMatchObject({ archived: true, retentionDays: 1 });
+      expect(summary.retired).toBeGreaterThan(0);
+      const after = await stateOf(dataDir);
+      expect(after).toMatchObject({ orders: before!.orders, ledger: before!.ledger, digest: before!.digest });
+      expect(after!.events).toBe(before!.events - summary.retired);
+      const again2 = run('tools/maintain.ts', [], { DATA_DIR: dataDir, RETENTION_DAYS: '1' }, 120_000);
+      expect(JSON.parse(again2.stdout.trim().split('\n').at(-1)!)).toMatchObject({ retired: 0 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
