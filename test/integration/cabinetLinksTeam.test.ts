@@ -302,13 +302,20 @@ describe('team', () => {
     const ownerId = (await users()).find((u) => u.role === 'owner')!.id;
     const memberId = (await users()).find((u) => u.email === 'second@owners.example')!.id;
 
-    await owner.get('/cabinet/team');
+    // The page offers the last owner no role change and no way out; the other member has both.
+    const page = (await owner.get('/cabinet/team')).body;
+    expect(page).not.toContain(`action="/cabinet/team/${ownerId}/role"`);
+    expect(page).not.toContain(`action="/cabinet/team/${ownerId}/remove"`);
+    expect(page).toContain('The last owner');
+    expect(page).toContain(`action="/cabinet/team/${memberId}/role"`);
     const last = await owner.post(`/cabinet/team/${ownerId}/role`, [['role', 'developer']]);
     expect(last.statusCode).toBe(409);
     expect(last.body).toContain('at least one owner');
     expect((await owner.post(`/cabinet/team/${ownerId}/remove`)).statusCode).toBe(409);
     expect((await owner.post(`/cabinet/team/${memberId}/role`, [['role', 'owner']])).statusCode).toBe(303);
     expect((await users()).find((u) => u.id === memberId)!.role).toBe('owner');
+    // With two owners, each may step down or leave.
+    expect((await owner.get('/cabinet/team')).body).toContain(`action="/cabinet/team/${ownerId}/remove"`);
     // with two owners, either may step down
     expect((await owner.post(`/cabinet/team/${memberId}/role`, [['role', 'viewer']])).statusCode).toBe(303);
     expect((await owner.post(`/cabinet/team/${memberId}/role`, [['role', 'boss']])).statusCode).toBe(400);

@@ -26,8 +26,10 @@ export const EMPTY_INVITE_FORM: InviteFormValues = { email: '', role: 'developer
 
 const roleOptions = (selected: string) => ROLES.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`);
 
-function memberActions(c: CabinetRequest, m: MemberView): Html | '' {
+/** An owner's actions on a member; the last owner gets none, since the team always keeps one. */
+function memberActions(c: CabinetRequest, m: MemberView, owners: number): Html | '' {
   if (!mayManageTeam(c)) return '';
+  if (m.role === 'owner' && owners <= 1) return html`<span class="hint">The last owner</span>`;
   const you = m.id === c.user.id;
   return html`<form class="inline" method="post" action="/cabinet/team/${m.id}/role">${csrfInput(c.csrf)}
 <label class="inline-label"><span class="skip">Role of ${m.email}</span><select name="role">${roleOptions(m.role)}</select></label>
@@ -40,6 +42,7 @@ export function teamPage(
   o: { members: readonly MemberView[]; invitations: readonly InvitationLine[]; form: InviteFormValues; error: string | null; notice: { kind: 'ok' | 'bad'; text: string } | null; invited: { url: string; email: string; role: string; expiresAt: string } | null },
 ): Html {
   const owner = mayManageTeam(c);
+  const owners = o.members.filter((m) => m.role === 'owner').length;
   return cabinetPage(
     c,
     'Team',
@@ -57,7 +60,7 @@ ${listTable<MemberView>('Members of the team', [
   { label: 'Email', cell: (m) => html`${m.email}${m.id === c.user.id ? html` <span class="badge ok">you</span>` : ''}` },
   { label: 'Role', cell: (m) => html`<span class="badge">${m.role}</span> <span class="hint">${ROLE_TEXT[m.role]}</span>` },
   { label: 'Joined (UTC)', cell: (m) => utc(m.createdAt) },
-  ...(owner ? [{ label: 'Actions', cell: (m: MemberView) => memberActions(c, m) }] : []),
+  ...(owner ? [{ label: 'Actions', cell: (m: MemberView) => memberActions(c, m, owners) }] : []),
 ], o.members)}
 ${owner ? html`<p class="hint">The team always keeps one owner: the last one can be neither removed nor given another role.</p>` : html`<p class="hint">Only an owner changes the team.</p>`}
 </section>
