@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
@@ -12,6 +13,7 @@ import { dbNonceStore, type NonceStore } from '../../src/services/nonces.js';
 import { createRateLimits } from '../../src/services/rateLimits.js';
 import { signRequest } from '../../src/signing.js';
 import { parseAllowlist, type Resolver } from '../../src/callbacks/urlGuard.js';
+import { validatorCompiler } from '../../src/server/schemaErrors.js';
 import { createTestDb, type TestDb } from './db.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -56,6 +58,7 @@ export async function createHarness(
     resolve: opts.resolve ?? publicResolver,
   };
   const app = buildApp(ctx);
+  shareCompiledSchemas(app);
   await app.ready();
   return {
     ctx,
@@ -67,6 +70,53 @@ export async function createHarness(
       await testDb.drop();
     },
   };
+}
+
+/**
+ * The JSON text of a schema made of plain objects, arrays and JSON values only, or null: two such
+ * schemas with the same text compile to the same validator and serializer.
+ */
+function schemaKey(schema: unknown): string | null {
+  let plain = true;
+  const text = JSON.stringify(schema, (_key, v: unknown) => {
+    if (typeof v === 'function' || typeof v === 'bigint' || typeof v === 'symbol') plain = false;
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) plain = false;
+    }
+    return v;
+  });
+  return plain && text !== undefined ? text : null;
+}
+
+const validators = new Map<string, unknown>();
+const serializers = new Map<string, unknown>();
+const defaultSerializer = SerializerSelector()({}, undefined);
+
+/**
+ * Every harness builds the whole app, and compiling its route schemas (Ajv validators, response
+ * serializers) is about half of that. The app's own validator compiler and Fastify's default
+ * serializer compiler are used as they are, once per distinct schema in this process: the same
+ * schema text gives the same compiled function, which is pure. buildApp adds no shared schemas
+ * and sets no serializer options, which this relies on.
+ */
+function shareCompiledSchemas(app: FastifyInstance): void {
+  app.setValidatorCompiler((route) => {
+    const key = schemaKey(route.schema);
+    if (key === null) return validatorCompiler(route);
+    const k = `${route.httpPart}\n${key}`;
+    let fn = validators.get(k);
+    if (!fn) validators.set(k, (fn = validatorCompiler(route)));
+    return fn as ReturnType<typeof validatorCompiler>;
+  });
+  app.setSerializerCompiler((r) => {
+    const route = r as Parameters<typeof defaultSerializer>[0];
+    const key = schemaKey(route.schema);
+    if (key === null) return defaultSerializer(route);
+    let fn = serializers.get(key);
+    if (!fn) serializers.set(key, (fn = defaultSerializer(route)));
+    return fn as (data: unknown) => string;
+  });
 }
 
 export function admin(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown) {
