@@ -96,9 +96,10 @@ const defaultSerializer = SerializerSelector()({}, undefined);
 /**
  * Every harness builds the whole app, and compiling its route schemas (Ajv validators, response
  * serializers) is about half of that. The app's own validator compiler and Fastify's default
- * serializer compiler are used as they are, once per distinct schema in this process: the same
- * schema text gives the same compiled function, which is pure. buildApp adds no shared schemas
- * and sets no serializer options, which this relies on.
+ * serializer compiler (Fastify's own dependency) are used as they are, once per distinct schema in
+ * this process: the same schema text compiles to the same function. A serializer keeps no state; a
+ * validator keeps only the errors of its last call, which Fastify reads at once, in the same turn.
+ * buildApp adds no shared schemas and sets no serializer options, which this relies on.
  */
 function shareCompiledSchemas(app: FastifyInstance): void {
   app.setValidatorCompiler((route) => {
