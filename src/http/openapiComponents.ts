@@ -126,8 +126,15 @@ function finishOperation(op: Json, responses: Json, method: string): void {
       out[status] = { description, headers: { ...TRACE_ID_HEADER, ...headers }, ...rest };
     }
   }
+  // An operation whose body is no JSON document says in its own words what its 413 and 415 mean.
+  const own = (op['x-error-descriptions'] ?? {}) as Partial<Record<ErrorCode, string>>;
+  delete op['x-error-descriptions'];
   for (const [status, statusCodes] of byStatus) {
     const name = sharedResponseName(statusCodes);
+    if (statusCodes.length === 1 && own[statusCodes[0]!]) {
+      out[status] = errorResponse(statusCodes, `\`${statusCodes[0]}\`: ${own[statusCodes[0]!]}`);
+      continue;
+    }
     if (name === null) {
       out[status] = errorResponse(statusCodes, describeCodes(statusCodes));
       continue;

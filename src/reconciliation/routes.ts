@@ -141,6 +141,10 @@ function statementUpload(ctx: Ctx) {
             errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE'],
           }),
           'x-request-body': STATEMENT_FILE,
+          'x-error-descriptions': {
+            PAYLOAD_TOO_LARGE: 'the file is over 50 MiB',
+            UNSUPPORTED_MEDIA_TYPE: 'the file is not sent as `application/xml`, `text/xml` or `text/csv`',
+          },
         },
       },
       async (req, reply) => {

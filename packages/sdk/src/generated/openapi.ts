@@ -6224,8 +6224,36 @@ export interface operations {
             };
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["ProviderNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `PAYLOAD_TOO_LARGE`: the file is over 50 MiB */
+            413: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the file is not sent as `application/xml`, `text/xml` or `text/csv` */
+            415: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
