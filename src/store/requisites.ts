@@ -234,6 +234,16 @@ export async function listDeclines(q: Queryable, providerId: string, limit: numb
   return rows;
 }
 
+/** Forgets declines recorded before `before`, at most `limit` of them (the oldest first); returns how many. */
+export async function pruneDeclines(q: Queryable, before: Date, limit = 10_000): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM pool_declines WHERE seq IN (SELECT seq FROM pool_declines WHERE at < $1 ORDER BY seq LIMIT $2) RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [before, limit],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 /** How many orders the pool declined since then. */
 export async function countDeclinesSince(q: Queryable, providerId: string, since: Date): Promise<number> {
   const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM pool_declines WHERE provider_id = $1 AND at >= $2', [providerId, since]);

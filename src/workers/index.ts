@@ -7,10 +7,14 @@ import { DeliveryWorker } from '../callbacks/delivery.js';
 import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
+import { pruneDeclines } from '../store/requisites.js';
 import { orderStatsWorker, ORDER_STATS_PERIOD_MS, RETENTION_BATCH, RETENTION_PERIOD_MS, retentionWorker } from './maintenance.js';
 
 /** Provider message ids are remembered this long for idempotency. */
 export const PROVIDER_MESSAGE_RETENTION_MS = 30 * 86_400_000;
+
+/** A pool's declines are kept this long: the pool's page shows the last day's, support looks back a few weeks. */
+export const POOL_DECLINE_RETENTION_MS = 30 * 86_400_000;
 
 /** Only bounds how late a refresh can start; the cadence itself (RUB 60 s, others 600 s) is kept in the database. */
 export const RATE_REFRESH_PERIOD_MS = 5_000;
@@ -27,6 +31,10 @@ export function providerMessageJanitor(ctx: Ctx): Worker {
     name: 'provider-message-janitor',
     runOnce: () => pruneProviderMessages(ctx.db, new Date(ctx.clock.now() - PROVIDER_MESSAGE_RETENTION_MS)),
   };
+}
+
+export function poolDeclineJanitor(ctx: Ctx): Worker {
+  return { name: 'pool-decline-janitor', runOnce: () => pruneDeclines(ctx.db, new Date(ctx.clock.now() - POOL_DECLINE_RETENTION_MS)) };
 }
 
 /** Created orders past expiresAt become Canceled/Expired. */
@@ -59,6 +67,7 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
     startLoop(ctx, placementReaper(ctx), 10_000),
     startLoop(ctx, nonceJanitor(ctx), 60_000),
     startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
+    startLoop(ctx, poolDeclineJanitor(ctx), 3_600_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
     startLoop(ctx, retentionWorker(ctx), RETENTION_PERIOD_MS, { batchSize: RETENTION_BATCH }),

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerMessageJanitor, PROVIDER_MESSAGE_RETENTION_MS } from '../../src/workers/index.js';
+import { poolDeclineJanitor, POOL_DECLINE_RETENTION_MS, providerMessageJanitor, PROVIDER_MESSAGE_RETENTION_MS } from '../../src/workers/index.js';
+import { countDeclinesSince, insertDecline } from '../../src/store/requisites.js';
 import { recordProviderMessage } from '../../src/store/providerMessages.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { admin, createHarness, json, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,5 +24,26 @@ describe('provider message janitor', () => {
     expect(await janitor.runOnce()).toBe(1);
     expect(await recordProviderMessage(h.ctx.db, 'prv_a', 'msg_new', at(h.clock.now()))).toBe(false);
     expect(PROVIDER_MESSAGE_RETENTION_MS).toBe(30 * 86_400_000);
+  });
+});
+
+describe('pool decline janitor', () => {
+  it('forgets a pool\'s declines after 30 days, keeping the newer ones', async () => {
+    const pool = json(
+      await admin(h.app, 'POST', '/providers', { name: 'Declining pool', kind: 'pool', capabilities: [{ method: 'Classic', rail: 'C2c', currency: 'RUB' }], requisites: [] }),
+    ).result.id as string;
+    const decline = (orderId: string) =>
+      insertDecline(h.ctx.db, { providerId: pool, orderId, amount: '918.00', currency: 'RUB', rail: 'C2c', reason: 'every requisite is busy with this amount', at: new Date(h.clock.now()) });
+    const since = new Date(h.clock.now() - 1);
+    await decline('ord_old');
+    h.clock.advance(POOL_DECLINE_RETENTION_MS - 1000);
+    await decline('ord_new');
+    const janitor = poolDeclineJanitor(h.ctx);
+    expect(await janitor.runOnce()).toBe(0);
+    expect(await countDeclinesSince(h.ctx.db, pool, since)).toBe(2);
+    h.clock.advance(2000);
+    expect(await janitor.runOnce()).toBe(1);
+    expect(await countDeclinesSince(h.ctx.db, pool, since)).toBe(1);
+    expect(POOL_DECLINE_RETENTION_MS).toBe(30 * 86_400_000);
   });
 });
