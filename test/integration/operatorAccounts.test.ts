@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { earnLiveMoney } from '../helpers/liveMoney.js';
 
 let h: Harness;
 let desk: DeskCreds;
@@ -58,23 +59,30 @@ describe('operator and cabinet accounts', () => {
 });
 
 describe('withdrawals', () => {
-  it('shrink the balance at once and never beyond it, even when recorded concurrently', async () => {
-    await completedOrder(918); // 10.00000000 USD at 91.8, no tariff
-    const balance = async () => json(await signed(h, desk, '/gw/v1/balance')).result.available;
+  it('draw on live money only, shrink the balance at once and never beyond it, even when recorded concurrently', async () => {
+    // Sandbox money is never withdrawable.
+    await completedOrder(918);
+    const play = await admin(h.app, 'POST', `/merchants/${desk.merchantId}/withdrawals`, { amountUsd: '4', reference: 'sandbox payout' });
+    expect(play.statusCode, play.body).toBe(409);
+    expect(json(play).fault.code).toBe('INSUFFICIENT_BALANCE');
+
+    const live = await earnLiveMoney(h, { merchant: 'Withdrawing Shop' }); // 918 RUB at 91.8, no tariff: 10.00000000 USD
+    const merchantId = live.desk.merchantId;
+    const balance = async () => json(await signed(h, live.desk, '/gw/v1/balance')).result.available;
     expect(await balance()).toBe('10.00000000');
 
-    const res = await admin(h.app, 'POST', `/merchants/${desk.merchantId}/withdrawals`, { amountUsd: '4', reference: 'payout 2026-01' });
+    const res = await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '4', reference: 'payout 2026-01' });
     expect(res.statusCode, res.body).toBe(201);
-    expect(json(res).result).toMatchObject({ merchantId: desk.merchantId, amountUsd: '4.00000000', reference: 'payout 2026-01' });
+    expect(json(res).result).toMatchObject({ merchantId, amountUsd: '4.00000000', reference: 'payout 2026-01' });
     expect(json(res).result.id).toMatch(/^wdr_/);
     expect(await balance()).toBe('6.00000000');
 
-    const racing = await Promise.all([1, 2, 3].map(() => admin(h.app, 'POST', `/merchants/${desk.merchantId}/withdrawals`, { amountUsd: '2.5', reference: 'race' })));
+    const racing = await Promise.all([1, 2, 3].map(() => admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '2.5', reference: 'race' })));
     const codes = racing.map((r) => r.statusCode).sort();
     expect(codes).toEqual([201, 201, 409]);
     expect(json(racing.find((r) => r.statusCode === 409)!).fault.code).toBe('INSUFFICIENT_BALANCE');
     expect(await balance()).toBe('1.00000000');
-    expect(json(await admin(h.app, 'POST', `/merchants/${desk.merchantId}/withdrawals`, { amountUsd: '0', reference: 'zero' })).fault.detail).toMatch(/^amountUsd:/);
+    expect(json(await admin(h.app, 'POST', `/merchants/${merchantId}/withdrawals`, { amountUsd: '0', reference: 'zero' })).fault.detail).toMatch(/^amountUsd:/);
   });
 });
 
