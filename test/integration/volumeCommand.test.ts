@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/process.js';
+import { copyOfMigratedDataDir, ROOT } from '../helpers/process.js';
 import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/runtime.js';
 
@@ -32,8 +32,8 @@ async function stateOf(dataDir: string) {
 
 describe('npm run seed:volume', { timeout: 300_000 }, () => {
   it('fills an empty database, then refuses to write into it again, saying why, and changes nothing; npm run maintain then archives its old callbacks', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'paygate-volume-cmd-'));
-    const dataDir = join(dir, 'data');
+    // A migrated embedded database with nothing in it, as `paygate migrate` leaves a new DATA_DIR.
+    const dataDir = await copyOfMigratedDataDir('volume');
     try {
       const first = run('tools/volume/main.ts', ['--orders', '100', '--merchants', '2', '--months', '1'], { DATA_DIR: dataDir }, 150_000);
       expect(first.status, first.stderr).toBe(0);
@@ -58,7 +58,7 @@ describe('npm run seed:volume', { timeout: 300_000 }, () => {
       const again2 = run('tools/maintain.ts', [], { DATA_DIR: dataDir, RETENTION_DAYS: '1' }, 120_000);
       expect(JSON.parse(again2.stdout.trim().split('\n').at(-1)!)).toMatchObject({ retired: 0 });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
