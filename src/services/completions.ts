@@ -18,18 +18,16 @@ import { AppError } from '../domain/errors.js';
 import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
 import { allowedFrom } from '../domain/orders.js';
 import { windowStart, WINDOWS, type Scope, type Window } from '../domain/turnover.js';
-import { newId } from '../ids.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { insertAuditEntries } from '../store/audit.js';
 import { completeOrders, deskTariffBands, type Completion } from '../store/completions.js';
 import type { Queryable } from '../store/db.js';
 import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
-import { insertEvents } from '../store/outbox.js';
 import { addToCounters, capsFor, notifyOnce } from '../store/turnover.js';
 import { applyAppealGuard } from './appealGuard.js';
 import { LEDGER_REASON } from './orderActions.js';
-import { eventBody } from './orderViews.js';
+import { emitEvents } from './events.js';
 import { scopesOf, type ScopeIds } from './turnover.js';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -113,10 +111,7 @@ export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly O
   // The events and audit entries first: they wait for nobody, so the rows other confirmations wait
   // for (the merchants' rollups and balances, the shared turnover counters) are held for as short a
   // time as possible, from here to the commit.
-  await insertEvents(q, orders.map((o) => {
-    const d = done.get(o.id)!;
-    return { id: newId('evt'), orderId: d.id, deskId: d.desk_id, event: 'order.completed' as const, body: eventBody(d, 'order.completed', nowMs), url: d.notify_url, at: now, sandbox: d.sandbox };
-  }));
+  await emitEvents(q, ctx, orders.map((o) => done.get(o.id)!), 'order.completed');
   await insertAuditEntries(q, orders.map((o) => ({ at: now, actor: audit.actor, action: 'order.confirm', objectId: o.id, outcome: 'ok', detail: audit.detail(o) })));
   await postEntries(q, orders.map((o, i) => ({
     merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON.confirm, sandbox: o.sandbox, at: now,

@@ -1,19 +1,29 @@
 import type { Ctx } from '../context.js';
 import { newId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
-import { getDeskEvent, insertEvent, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
+import { getDeskEvent, insertEvent, insertEvents, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
 import { insertAuditEntry } from '../store/audit.js';
 import { findDeskOrder, findScopedOrder, getOrderById, type OrderRow, type OrderScope } from '../store/orders.js';
 import { AppError } from '../domain/errors.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
 import { eventBody } from './orderViews.js';
 
+/** The outbox record of the order's event at `at`, to the URL captured at creation. */
+function eventOf(order: OrderRow, event: EventKind, at: number) {
+  return { id: newId('evt'), orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at), sandbox: order.sandbox };
+}
+
 /** Writes the order's event to the outbox inside the caller's transaction, to the URL captured at creation. */
 export async function emitEvent(q: Queryable, ctx: Ctx, order: OrderRow, event: EventKind): Promise<string> {
+  const e = eventOf(order, event, ctx.clock.now());
+  await insertEvent(q, e);
+  return e.id;
+}
+
+/** `emitEvent` for several orders in one statement, in the order given. */
+export async function emitEvents(q: Queryable, ctx: Ctx, orders: readonly OrderRow[], event: EventKind): Promise<void> {
   const at = ctx.clock.now();
-  const id = newId('evt');
-  await insertEvent(q, { id, orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at), sandbox: order.sandbox });
-  return id;
+  await insertEvents(q, orders.map((o) => eventOf(o, event, at)));
 }
 
 /** The event that states an order's current status (Events table: order.updated for open orders). */

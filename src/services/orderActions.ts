@@ -10,7 +10,7 @@ import { closeDueOrders, findScopedOrder, getOrderById, setPayerReference, trans
 import { orderView } from './orderViews.js';
 import { getTariff } from '../store/tariffs.js';
 import { applyAppealGuard } from './appealGuard.js';
-import { emitEvent } from './events.js';
+import { emitEvent, emitEvents } from './events.js';
 import { recordCompletedTurnover } from './turnover.js';
 
 const at = (ctx: Ctx) => new Date(ctx.clock.now());
@@ -169,7 +169,7 @@ export async function cancelByMerchant(ctx: Ctx, scope: OrderScope, idOrRef: str
 export async function expireDueOrders(ctx: Ctx, batchSize: number): Promise<number> {
   return ctx.db.tx(async (q) => {
     const closed = await closeDueOrders(q, at(ctx), batchSize);
-    for (const o of closed) await emitEvent(q, ctx, o, 'order.cancelled');
+    await emitEvents(q, ctx, closed, 'order.cancelled');
     if (closed.length) {
       ctx.metrics.ordersExpired.inc(closed.length);
       ctx.metrics.orderTransitions.inc({ to: 'Canceled' }, closed.length);
