@@ -24,11 +24,11 @@ import { completeOrders, deskTariffBands, type Completion } from '../store/compl
 import type { Queryable } from '../store/db.js';
 import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
-import { addToCounters, capsFor, notifyOnce } from '../store/turnover.js';
+import { addToCounters, capsFor } from '../store/turnover.js';
 import { applyAppealGuard } from './appealGuard.js';
 import { LEDGER_REASON } from './orderActions.js';
 import { emitEvents } from './events.js';
-import { scopesOf, type ScopeIds } from './turnover.js';
+import { notifyCrossedCaps, scopesOf, type ScopeIds } from './turnover.js';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const SCOPE_RANK: Record<Scope, number> = { desk: 0, merchant: 1, platform: 2, provider: 3 };
@@ -56,21 +56,8 @@ export async function recordCompletedTurnoverMany(q: Queryable, ctx: Ctx, orders
   for (const { a } of ranked) if (!rankOf.has(key(a))) rankOf.set(key(a), rankOf.size);
   const rows = await addToCounters(q, adds.map((a) => ({ ...a, rank: rankOf.get(key(a))! })));
   const totals = new Map(rows.map((r) => [`${r.scope}|${r.scope_id}|${r.win}`, r.completed_usd]));
-  const caps = (await capsFor(q, [...scopes.values()])).filter((c) => c.notifyOnly);
-  for (const cap of caps) {
-    // The counter this cap reads: one the batch added to, or none (then the batch cannot cross it).
-    const id = cap.scope === 'platform' ? '' : (cap.scopeId ?? '');
-    const total = totals.get(`${cap.scope}|${id}|${cap.window}`);
-    if (total === undefined) continue;
-    if (dec(total).lte(cap.capUsd)) continue;
-    const detail = `${cap.scope} ${cap.window} cap ${fmt8(cap.capUsd)} USD crossed: completed ${fmt8(total)}`;
-    const start = windowStart(cap.window, now).toISOString();
-    const fresh = await notifyOnce(q, { kind: 'turnover_cap', detail, dedupeKey: `cap:${cap.id}:${id}:${start}`, at: new Date(now) });
-    if (fresh) {
-      ctx.metrics.turnoverNotifications.inc({ scope: cap.scope, window: cap.window });
-      ctx.log.warn({ capId: cap.id, scope: cap.scope, scopeId: id, window: cap.window, detail }, 'notify-only turnover cap crossed');
-    }
-  }
+  // The counter a cap reads: one the batch added to, or none (then the batch cannot cross it).
+  await notifyCrossedCaps(q, ctx, await capsFor(q, [...scopes.values()]), totals, (cap) => (cap.scope === 'platform' ? '' : (cap.scopeId ?? '')), now);
 }
 
 /** What the audit trail says of each confirmation. */

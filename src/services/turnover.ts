@@ -88,9 +88,18 @@ export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, s: ScopeId
       totals.set(`${scope}|${id}|${w}`, await addToCounter(q, scope, id, w, windowStart(w, now), usd));
     }
   }
-  const caps = (await applicableCaps(q, s)).filter((c) => c.notifyOnly);
+  await notifyCrossedCaps(q, ctx, await applicableCaps(q, s), totals, (cap) => idFor(cap, s), now);
+}
+
+/**
+ * Of the caps given, each notify-only one whose counter total (in `totals`, by
+ * `scope|scopeId|window`) is above it leaves one notification per window: a row, a log line, a
+ * metric. A cap whose counter is not in `totals` was not moved and is skipped.
+ */
+export async function notifyCrossedCaps(q: Queryable, ctx: Ctx, caps: readonly Cap[], totals: ReadonlyMap<string, string>, scopeIdOf: (cap: Cap) => string, now: number): Promise<void> {
   for (const cap of caps) {
-    const id = idFor(cap, s);
+    if (!cap.notifyOnly) continue;
+    const id = scopeIdOf(cap);
     const total = totals.get(`${cap.scope}|${id}|${cap.window}`);
     if (total === undefined) continue;
     if (dec(total).lte(cap.capUsd)) continue;

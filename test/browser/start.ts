@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHarness, type Harness } from '../helpers/harness.js';
 
@@ -26,17 +26,6 @@ export function launch(): Promise<Browser> {
   });
 }
 
-/** A port nobody listens on (test/helpers/process.ts has the same, but it imports vitest). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Served extends Harness {
   origin: string;
