@@ -73,17 +73,6 @@ export interface LedgerRow {
   created_at: Date;
 }
 
-export async function listEntries(q: Queryable, merchantId: string, limit = 200): Promise<LedgerRow[]> {
-  const { rows } = await q.query<LedgerRow>('SELECT * FROM ledger_entries WHERE merchant_id = $1 ORDER BY id DESC LIMIT $2', [merchantId, limit]);
-  return rows;
-}
-
-/** The sum of the merchant's entries of one money (live or sandbox). */
-export async function ledgerSum(q: Queryable, merchantId: string, sandbox = false): Promise<string> {
-  const { rows } = await q.query<{ s: string }>('SELECT COALESCE(sum(amount), 0)::numeric AS s FROM ledger_entries WHERE merchant_id = $1 AND sandbox = $2', [merchantId, sandbox]);
-  return rows[0].s;
-}
-
 /**
  * A withdrawal of live money: the merchant row is locked first, so of two concurrent withdrawals
  * the second sees the balance the first left; 'insufficient' (nothing written) when the live
@@ -146,19 +135,6 @@ export async function dailyTotals(q: Queryable, merchantId: string, sandbox: boo
 
 /** The UTC day of a moment, as a date literal. */
 const utcDay = (t: Date): string => t.toISOString().slice(0, 10);
-
-/**
- * A merchant's money of live orders and of sandbox orders apart (withdrawals and adjustments are
- * live money), from the daily rollup: a few hundred rows at most, never the whole ledger.
- */
-export async function merchantMoney(q: Queryable, merchantId: string): Promise<{ live: string; sandbox: string }> {
-  const { rows } = await q.query<{ live: string; sandbox: string }>(
-    `SELECT coalesce(sum(net) FILTER (WHERE NOT sandbox), 0)::numeric AS live, coalesce(sum(net) FILTER (WHERE sandbox), 0)::numeric AS sandbox
-       FROM ledger_daily WHERE merchant_id = $1`,
-    [merchantId],
-  );
-  return rows[0]!;
-}
 
 /** The order's ledger entries (its credit and any reversal), oldest first. */
 export async function listOrderEntries(q: Queryable, orderId: string): Promise<LedgerRow[]> {
