@@ -53,20 +53,6 @@ export interface NewCredit {
 }
 
 /**
- * Records a credit as unmatched, or nothing when the provider already sent this source id: null
- * then. A concurrent transaction inserting the same pair makes this one wait for its outcome.
- */
-export async function insertCredit(q: Queryable, c: NewCredit): Promise<CreditRow | null> {
-  const { rows } = await q.query<CreditRow>(
-    `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'unmatched', $12, $12)
-     ON CONFLICT (provider_id, source_id) DO NOTHING RETURNING *`,
-    [c.id, c.providerId, c.account, c.amount, c.currency, c.receivedAt, c.dateOnly, c.payer, c.reference, c.source, c.sourceId, c.at],
-  );
-  return rows[0] ?? null;
-}
-
-/**
  * Records credits as unmatched, in one statement, skipping those whose `(providerId, sourceId)` is
  * recorded already (also earlier in the same list): the rows recorded now, in no particular order.
  * Rows go in sorted by source id, so two transactions recording overlapping lists wait for each
@@ -133,11 +119,6 @@ export async function setCreditOutcomes(q: Queryable, os: (CreditOutcome & { id:
   return rows;
 }
 
-export async function getCreditBySource(q: Queryable, providerId: string, sourceId: string): Promise<CreditRow | null> {
-  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE provider_id = $1 AND source_id = $2', [providerId, sourceId]);
-  return rows[0] ?? null;
-}
-
 export async function getCredit(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<CreditRow | null> {
   const { rows } = await q.query<CreditRow>(`SELECT * FROM credits WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0] ?? null;
@@ -162,12 +143,6 @@ export async function setCreditOutcome(q: Queryable, id: string, o: CreditOutcom
       o.difference !== undefined, o.difference ?? null, at],
   );
   return rows[0];
-}
-
-/** The credit matched to an order, if any. */
-export async function creditOfOrder(q: Queryable, orderId: string): Promise<CreditRow | null> {
-  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE order_id = $1', [orderId]);
-  return rows[0] ?? null;
 }
 
 export interface CreditFilter {
@@ -291,11 +266,6 @@ export async function lockedOrders(q: Queryable, ids: string[]): Promise<OrderRo
   if (ids.length === 0) return [];
   const { rows } = await q.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
   return rows;
-}
-
-/** Locks orders in id order (so two transactions locking overlapping sets never wait on each other in a circle). */
-export async function lockOrders(q: Queryable, ids: string[]): Promise<void> {
-  if (ids.length) await q.query('SELECT id FROM orders WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
 }
 
 // ---- reports

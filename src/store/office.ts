@@ -165,12 +165,6 @@ export async function merchantWithdrawals(q: Queryable, merchantId: string, limi
   return rows;
 }
 
-/** Orders whose payer reference (a UTR) is exactly the one given, newest first. */
-export async function ordersByPayerReference(q: Queryable, ref: string, limit: number): Promise<OrderRow[]> {
-  const { rows } = await q.query<OrderRow>(`SELECT * FROM orders WHERE payer_reference = $1 AND placement = 'placed' ORDER BY seq DESC LIMIT $2`, [ref, limit]);
-  return rows;
-}
-
 /** Which of the given appeals have a receipt file. */
 export async function appealsWithReceipt(q: Queryable, appealIds: readonly string[]): Promise<Set<string>> {
   if (appealIds.length === 0) return new Set();

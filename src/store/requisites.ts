@@ -142,16 +142,6 @@ export async function updateRequisite(q: Queryable, id: string, p: RequisitePatc
   );
 }
 
-/** Requisites of the provider whose accounts include this one (normally one), active ones first. */
-export async function requisitesByAccount(q: Queryable, providerId: string, account: string): Promise<string[]> {
-  const { rows } = await q.query<{ id: string }>(
-    `SELECT r.id FROM requisite_accounts a JOIN requisites r ON r.id = a.requisite_id
-      WHERE a.provider_id = $1 AND a.account = $2 ORDER BY (r.state = 'active') DESC, r.seq`,
-    [providerId, account],
-  );
-  return rows.map((r) => r.id);
-}
-
 /** Accounts already held by another requisite of the provider. */
 export async function accountsInUse(q: Queryable, providerId: string, accounts: string[]): Promise<{ account: string; requisite_id: string }[]> {
   const { rows } = await q.query<{ account: string; requisite_id: string }>(

@@ -10,7 +10,3 @@ export async function putSettingIfAbsent(q: Queryable, key: string, value: strin
   await q.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
   return (await getSetting(q, key))!;
 }
-
-export async function putSetting(q: Queryable, key: string, value: string): Promise<void> {
-  await q.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
-}
