@@ -26,7 +26,7 @@ import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
 import { addToCounters, capsFor } from '../store/turnover.js';
 import { applyAppealGuard } from './appealGuard.js';
-import { LEDGER_REASON } from './orderActions.js';
+import { LEDGER_REASON, refuseFrom } from './orderActions.js';
 import { emitEvents } from './events.js';
 import { notifyCrossedCaps, scopesOf, type ScopeIds } from './turnover.js';
 
@@ -77,12 +77,7 @@ export interface ConfirmationAudit {
 export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly OrderRow[], audit: ConfirmationAudit): Promise<OrderRow[]> {
   if (orders.length === 0) return [];
   if (new Set(orders.map((o) => o.id)).size !== orders.length) throw new Error('confirmManyInTx: an order given twice');
-  for (const o of orders) {
-    if (!allowedFrom('confirm', o.status)) {
-      if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
-      throw new AppError('INVALID_TRANSITION', `cannot confirm an order in status ${o.status}`);
-    }
-  }
+  for (const o of orders) if (!allowedFrom('confirm', o.status)) refuseFrom(o, 'confirm');
   const nowMs = ctx.clock.now();
   const now = new Date(nowMs);
   const bands = await deskTariffBands(q, [...new Set(orders.map((o) => o.desk_id))]);

@@ -21,18 +21,19 @@ async function lockOrder(q: Queryable, id: string): Promise<OrderRow> {
   return o;
 }
 
-function refuseFrom(o: OrderRow, action: string): never {
+/** The refusal of an action the order's status does not allow: already completed, or an invalid transition. */
+export function refuseFrom(o: OrderRow, action: string): never {
   if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
   throw new AppError('INVALID_TRANSITION', `cannot ${action} an order in status ${o.status}`);
 }
+
+/** What a completion says on the merchant's ledger. */
+export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
 
 /**
  * Completion: the order, its fee, the ledger credit, the merchant balance, the turnover counters, an
  * open appeal (accepted by the payment) and the order.completed event all commit together.
  */
-/** What a completion says on the merchant's ledger. */
-export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
-
 export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null): Promise<OrderRow> {
   if (!allowedFrom(action, o.status)) refuseFrom(o, action);
   const desk = await getDesk(q, o.desk_id);
