@@ -18,7 +18,7 @@ import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt2 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
-import { randomId26 } from '../ids.js';
+import { newHistoryId, randomId26 } from '../ids.js';
 import { parseStrictJson } from '../json.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
 import { confirmManyInTx } from '../services/completions.js';
@@ -34,7 +34,7 @@ import { bookingDateTime, positiveAmount } from './statements/fields.js';
 import { openStatement, StatementInvalidError, statementKindOf, type StatementBody, type StatementCredit, type StatementKind, type StatementProblem, type StatementTotals } from './statements/index.js';
 import * as store from './store.js';
 
-export const newCreditId = (): string => `crd_${randomId26()}`;
+export const newCreditId = (atMs: number): string => newHistoryId('crd', atMs);
 
 /** The feed takes 1 to 500 credits in one request of at most 1 MiB. */
 export const FEED_MAX_ITEMS = 500;
@@ -158,7 +158,7 @@ interface Recorded {
 export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.CreditSource): Promise<Recorded[]> {
   const at = new Date(ctx.clock.now());
   const fresh = inputs.map((input) => ({
-    id: newCreditId(), providerId, account: input.account, amount: input.amount, currency: input.currency, receivedAt: input.receivedAt,
+    id: newCreditId(at.getTime()), providerId, account: input.account, amount: input.amount, currency: input.currency, receivedAt: input.receivedAt,
     dateOnly: input.dateOnly, payer: input.payer, reference: input.reference, source, sourceId: input.sourceId, at,
   }));
   const insertedById = new Map((await store.insertCredits(q, fresh)).map((c) => [c.id, c]));

@@ -5,7 +5,7 @@ import { appealOpening, isOverdue, slaDueAt, type AppealStatus } from '../domain
 import { AppError } from '../domain/errors.js';
 import { fmt2, fmt8 } from '../domain/money.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
-import { newId } from '../ids.js';
+import { newHistoryId } from '../ids.js';
 import {
   countOverdueAppeals,
   getAppeal,
@@ -115,7 +115,7 @@ async function openInTx(q: Queryable, ctx: Ctx, orderId: string, input: OpenAppe
   const nowMs = ctx.clock.now();
   const now = new Date(nowMs);
   const appeal = await insertOpenAppeal(q, {
-    id: newId('apl'),
+    id: newHistoryId('apl', nowMs),
     orderId: o.id,
     deskId: o.desk_id,
     merchantId: o.merchant_id,

@@ -3,7 +3,7 @@ import { AppError, type Refusal } from '../domain/errors.js';
 import { fmt2, fmt8, settle, dec } from '../domain/money.js';
 import { checkCurrency, checkDeskLimits, IDEMPOTENCY_WINDOW_MS, parseCreateOrder, resolveRail, type CreateOrderRequest } from '../domain/orders.js';
 import { isoSeconds } from '../domain/time.js';
-import { newId } from '../ids.js';
+import { newHistoryId } from '../ids.js';
 import { runCascade, type CascadeOptions, type CascadeOrder } from '../providers/cascade.js';
 import type { PendingAuth } from './deskAuth.js';
 import type { Queryable } from '../store/db.js';
@@ -127,7 +127,7 @@ async function prepare(ctx: Ctx, parsed: ReturnType<typeof parseCreateOrder>, at
     const req = parsed.value;
     const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions, at.withoutCallbackUrl === true);
     const approved = merchant.status === 'Active';
-    const order: NewOrder = { ...terms, id: newId('ord'), orderRef: req.orderRef };
+    const order: NewOrder = { ...terms, id: newHistoryId('ord', terms.createdAt.getTime()), orderRef: req.orderRef };
     const shutOut = !approved && !merchant.sandbox;
     const cascadeOptions: CascadeOptions = {
       approved,

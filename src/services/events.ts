@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { newId } from '../ids.js';
+import { newHistoryId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
 import { getDeskEvent, insertEvent, insertEvents, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
 import { insertAuditEntry } from '../store/audit.js';
@@ -10,7 +10,7 @@ import { eventBody } from './orderViews.js';
 
 /** The outbox record of the order's event at `at`, to the URL captured at creation. */
 function eventOf(order: OrderRow, event: EventKind, at: number) {
-  return { id: newId('evt'), orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at), sandbox: order.sandbox };
+  return { id: newHistoryId('evt', at), orderId: order.id, deskId: order.desk_id, event, body: eventBody(order, event, at), url: order.notify_url, at: new Date(at), sandbox: order.sandbox };
 }
 
 /** Writes the order's event to the outbox inside the caller's transaction, to the URL captured at creation. */

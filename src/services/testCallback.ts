@@ -5,7 +5,7 @@ import { sendCallback } from '../callbacks/send.js';
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { isoMillis, isoSeconds } from '../domain/time.js';
-import { newId } from '../ids.js';
+import { newHistoryId } from '../ids.js';
 import { merchantDesk } from './cabinet.js';
 
 /** The merchant waits on the page for the answer: shorter than a real delivery's 15 s. */
@@ -21,7 +21,7 @@ export async function sendTestCallback(ctx: Ctx, merchantId: string, deskId: str
   const desk = await merchantDesk(ctx, merchantId, deskId);
   if (!desk.callback_url) throw new AppError('CALLBACK_URL_REQUIRED', 'callbackUrl: the desk has no callback URL to test');
   const at = ctx.clock.now();
-  const eventId = newId('evt');
+  const eventId = newHistoryId('evt', at);
   const body = Buffer.from(JSON.stringify({ event: 'test.callback', test: true, id: null, deskId: desk.id, eventId, occurredAt: isoMillis(at) }), 'utf8');
   const dispatcher = opts.dispatcher ?? createPinnedDispatcher({ allowlist: ctx.callbackAllowlist, resolve: ctx.resolve });
   const started = performance.now();

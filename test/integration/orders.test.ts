@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { timeOrderedId26 } from '../../src/ids.js';
 
 let h: Harness;
 let desk: DeskCreds;
@@ -23,6 +24,8 @@ describe('POST /gw/v1/orders', () => {
     const o = body.result;
     expect(Object.keys(o).sort()).toEqual(['amount', 'createdAt', 'currency', 'direction', 'expiresAt', 'id', 'method', 'orderRef', 'payment', 'rail', 'settled', 'status'].sort());
     expect(o.id).toMatch(/^ord_[0-9a-z]{26}$/);
+    // Its first ten characters are the moment it was made (the clock stands at a whole second).
+    expect(o.id.slice(4, 14)).toBe(timeOrderedId26(Date.parse(o.createdAt)).slice(0, 10));
     expect(o.orderRef).toBeNull();
     expect(o).toMatchObject({ amount: '1500.50', currency: 'RUB', method: 'Classic', rail: 'Sbp', direction: 'In', status: 'Created' });
     expect(o.settled).toEqual({ amount: '16.34531590', currency: 'USD', rate: '91.80000000' });

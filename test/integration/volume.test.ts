@@ -164,6 +164,20 @@ describe('volume tool: the data', () => {
     expect(counters).toEqual([]);
   });
 
+  it('gives orders, events and appeals ids as the service makes them: base32, the time they were made first', async () => {
+    const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+    const timeOf = (id: string) => [...id.slice(4, 14)].reduce((t, c) => t * 32 + ALPHABET.indexOf(c), 0);
+    const rows = await q<{ id: string; at: Date }>(`
+      (SELECT id, created_at AS at FROM orders ORDER BY seq LIMIT 200)
+      UNION ALL (SELECT id, created_at FROM outbox_events ORDER BY seq DESC LIMIT 200)
+      UNION ALL (SELECT id, created_at FROM appeals LIMIT 50)`);
+    expect(rows.length).toBeGreaterThan(300);
+    for (const r of rows) {
+      expect(r.id).toMatch(/^(ord|evt|apl)_[0-9abcdefghjkmnpqrstvwxyz]{26}$/);
+      expect(timeOf(r.id), r.id).toBe(r.at.getTime());
+    }
+  });
+
   it('records every status change in the history, ending at the order as it stands', async () => {
     const wrong = await q(`
       SELECT o.id FROM orders o

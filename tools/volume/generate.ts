@@ -446,7 +446,7 @@ function pathsSql(d: Draws, seed: number, nowMs: number, cut: number): string {
   const h = (s: number) => d.h('i', s);
   return `
 CREATE TEMP TABLE _v_paths ON COMMIT DROP AS
-SELECT 'ord_' || ${d.id('i', 100)} AS id, i, c, desk_id, merchant_id,
+SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
        CASE WHEN ${h(20)} % 10 <> 0 THEN 'INV-' || lpad(i::text, 9, '0') END AS order_ref,
        amount, currency, rate, settled, method, rail, sandbox, provider_id, payment, operator, url, kind, life, fee_rate,
        CASE WHEN kind IN ('done', 'app_acc') THEN round(settled * fee_rate / 100, 8) ELSE 0 END AS commission,
@@ -607,7 +607,7 @@ function eventsSql(d: Draws, retention: { before: number; archive: boolean }): s
 WITH a AS MATERIALIZED (
   SELECT row_number() OVER (ORDER BY z.at, z.ek) AS seq, z.*
     FROM (
-      SELECT y.*, 'evt_' || ${d.id('y.ek', 101)} AS event_id,
+      SELECT y.*, 'evt_' || ${d.id('y.ek', 101, 'y.at')} AS event_id,
              CASE WHEN ${d.h('y.ek', 30)} % 1000 < 3 THEN 'rejected' ELSE 'delivered' END AS final,
              CASE WHEN ${d.h('y.ek', 31)} % 100 < 80 THEN 1 WHEN ${d.h('y.ek', 31)} % 100 < 95 THEN 2 ELSE 3 END AS n,
              ${a1} AS a1, ${a2} AS a2, ${a3} AS a3,
@@ -668,7 +668,7 @@ const APPEAL_REASONS = ['Paid, but the order expired first', 'The customer paid 
 function appealsSql(d: Draws): string {
   return `
 INSERT INTO appeals (id, order_id, desk_id, merchant_id, provider_id, status, amount, reason, evidence_url, comment, sla_due_at, created_at, resolved_at)
-SELECT 'apl_' || ${d.id('p.i', 102)}, p.id, p.desk_id, p.merchant_id, p.provider_id,
+SELECT 'apl_' || ${d.id('p.i', 102, 'p.app')}, p.id, p.desk_id, p.merchant_id, p.provider_id,
        CASE p.kind WHEN 'app_acc' THEN 'Accepted' WHEN 'app_rej' THEN 'Rejected' ELSE 'Open' END,
        p.settled,
        (ARRAY[${APPEAL_REASONS.map((r) => `'${r}'`).join(', ')}])[${d.h('p.i', 40)} % ${APPEAL_REASONS.length} + 1],
