@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { isIsoCurrency, isMethod, isRailless, railsOf, railServesCurrency, MOBILE_OPERATORS, type Method } from './catalogue.js';
-import { fail, ok, type Result } from './errors.js';
+import { AppError, fail, ok, type Result } from './errors.js';
 import { amountFromJson, fmt8, dec } from './money.js';
 
 /** The statuses an order takes (spec "Order statuses"). */
@@ -185,4 +185,10 @@ export type CancellingAction = { [A in OrderAction]: (typeof ORDER_ACTIONS)[A]['
 
 export function allowedFrom(action: OrderAction, status: OrderStatus): boolean {
   return (ORDER_ACTIONS[action].from as readonly OrderStatus[]).includes(status);
+}
+
+/** The refusal of an action the order's status does not allow: already completed, or an invalid transition. */
+export function refuseFrom(o: { id: string; status: OrderStatus }, action: string): never {
+  if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
+  throw new AppError('INVALID_TRANSITION', `cannot ${action} an order in status ${o.status}`);
 }

@@ -21,7 +21,7 @@ import { isoSeconds } from '../domain/time.js';
 import { newHistoryId, randomId26 } from '../ids.js';
 import { parseStrictJson } from '../json.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
-import { confirmManyInTx } from '../services/completions.js';
+import { completeManyInTx } from '../services/completions.js';
 import { confirmInTx } from '../services/orderActions.js';
 import { pageOf } from '../services/paging.js';
 import { insertAuditEntry } from '../store/audit.js';
@@ -267,7 +267,9 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
   // wait for are taken last.
   const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
   const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
-  await confirmManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byText(a.id, b.id)), { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null });
+  await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byText(a.id, b.id)), {
+    action: 'confirm', appealComment: 'payment confirmed', audit: { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null },
+  });
   if (winners.length) ctx.log.info({ matched: winners.length, credits: credits.length }, 'credits matched');
   return credits.map((c) => byId.get(c.id)!);
 }

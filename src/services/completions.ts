@@ -1,23 +1,24 @@
 /**
- * The platform confirming many orders in one transaction (the matcher, for the orders a batch of
- * credits pays), with exactly the effects `confirmInTx` has for each (orderActions.ts): the order
- * Completed with its fee (a Canceled order too; a disputed one with its appeal Accepted), its ledger
- * credit on the balance of its money (live or sandbox), the turnover counters of its desk, merchant,
- * provider and (live orders) the platform, an `order.completed` event and an audit entry; but in a
- * fixed number of statements for the whole batch instead of about nineteen per order.
+ * Completing orders: the one path every completion takes, alone (a confirmation, a simulated
+ * payment, an accepted appeal: `completeInTx` in orderActions.ts) or many at once (the matcher,
+ * for the orders a batch of credits pays). Each order gets the same effects whichever way: the
+ * order Completed with its fee (a Canceled order too; a disputed one with its appeal Accepted), its
+ * ledger credit on the balance of its money (live or sandbox), the turnover counters of its desk,
+ * merchant, provider and (live orders) the platform, an `order.completed` event and, when the
+ * caller asks, an audit entry; in a fixed number of statements however many orders there are.
  *
- * Locks are taken in the order a lone confirmation takes them, kind by kind and each kind in key
- * order: the orders (the caller holds them, by id), the merchants' daily ledger rollups (through the
- * entries' trigger, by merchant), the merchants (by id), the turnover counters (desk, merchant,
- * platform, provider; by id, then window), the providers of disputed orders (by id). A lone
- * confirmation holds at most one row of each kind, so it and a batch, or two batches, wait for each
- * other but never in a circle.
+ * Locks are taken in one order, kind by kind and each kind in key order: the orders (the caller
+ * holds them, by id), the merchants' daily ledger rollups (through the entries' trigger, by
+ * merchant), the merchants (by id), the turnover counters (desk, merchant, platform, provider; by
+ * id, then window), the providers of disputed orders (by id). Two completions, of one order or of
+ * many, therefore wait for each other but never in a circle.
  */
+import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
-import { allowedFrom } from '../domain/orders.js';
-import { windowStart, WINDOWS, type Scope, type Window } from '../domain/turnover.js';
+import { allowedFrom, refuseFrom, type CompletingAction } from '../domain/orders.js';
+import { windowStart, WINDOWS, type Cap, type Scope } from '../domain/turnover.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { insertAuditEntries } from '../store/audit.js';
 import { completeOrders, deskTariffBands, type Completion } from '../store/completions.js';
@@ -26,7 +27,6 @@ import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
 import { addToCounters, capsFor } from '../store/turnover.js';
 import { applyAppealGuard } from './appealGuard.js';
-import { LEDGER_REASON, refuseFrom } from './orderActions.js';
 import { emitEvents } from './events.js';
 import { notifyCrossedCaps, scopesOf, type ScopeIds } from './turnover.js';
 
@@ -34,52 +34,63 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const SCOPE_RANK: Record<Scope, number> = { desk: 0, merchant: 1, platform: 2, provider: 3 };
 
 /**
- * Completion's share of the caps for many orders, in their transaction: each scope × window
- * counter grows by the settled USD of the orders it counts (as `recordCompletedTurnover` does for
- * one), in one statement; a notify-only cap the batch takes across leaves its one notification.
+ * Completion's share of the caps, in the completing transaction: each scope × window counter grows
+ * by the settled USD of the orders it counts, summed exactly here, in one statement for all of
+ * them; a notify-only cap the completions take across leaves its one notification.
  */
-export async function recordCompletedTurnoverMany(q: Queryable, ctx: Ctx, orders: readonly (ScopeIds & { usd: string })[]): Promise<void> {
+export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, orders: readonly (ScopeIds & { usd: string })[]): Promise<void> {
   if (orders.length === 0) return;
   const now = ctx.clock.now();
-  const adds: { scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[] = [];
-  const scopes = new Map<string, { scope: Scope; id: string }>();
+  const sums = new Map<string, { scope: Scope; id: string; usd: Decimal }>();
   for (const o of orders) {
     for (const s of scopesOf(o)) {
-      scopes.set(`${s.scope}|${s.id}`, s);
-      for (const w of WINDOWS) adds.push({ scope: s.scope, scopeId: s.id, window: w, start: windowStart(w, now), usd: o.usd });
+      const k = `${s.scope}|${s.id}`;
+      const sum = sums.get(k);
+      if (sum) sum.usd = sum.usd.plus(o.usd);
+      else sums.set(k, { ...s, usd: dec(o.usd) });
     }
   }
-  const key = (a: { scope: Scope; scopeId: string; window: Window }) => `${a.scope}|${a.scopeId}|${a.window}`;
-  const ranked = adds.map((a) => ({ a, scopeRank: SCOPE_RANK[a.scope], windowRank: WINDOWS.indexOf(a.window) }));
-  ranked.sort((x, y) => x.scopeRank - y.scopeRank || byText(x.a.scopeId, y.a.scopeId) || x.windowRank - y.windowRank);
-  const rankOf = new Map<string, number>();
-  for (const { a } of ranked) if (!rankOf.has(key(a))) rankOf.set(key(a), rankOf.size);
-  const rows = await addToCounters(q, adds.map((a) => ({ ...a, rank: rankOf.get(key(a))! })));
-  const totals = new Map(rows.map((r) => [`${r.scope}|${r.scope_id}|${r.win}`, r.completed_usd]));
-  // The counter a cap reads: one the batch added to, or none (then the batch cannot cross it).
-  await notifyCrossedCaps(q, ctx, await capsFor(q, [...scopes.values()]), totals, (cap) => (cap.scope === 'platform' ? '' : (cap.scopeId ?? '')), now);
+  const scopes = [...sums.values()].sort((x, y) => SCOPE_RANK[x.scope] - SCOPE_RANK[y.scope] || byText(x.id, y.id));
+  const caps = (await capsFor(q, scopes)).filter((c) => c.notifyOnly);
+  const scopeIdOf = (cap: Cap) => (cap.scope === 'platform' ? '' : (cap.scopeId ?? ''));
+  const totals = await addToCounters(
+    q,
+    scopes.flatMap((s) => WINDOWS.map((w) => ({ scope: s.scope, scopeId: s.id, window: w, start: windowStart(w, now), usd: fmt8(s.usd) }))),
+    caps.map((cap) => ({ scope: cap.scope, scopeId: scopeIdOf(cap), window: cap.window })),
+  );
+  // The counter a cap reads: one the completions added to, or none (then they cannot cross it).
+  await notifyCrossedCaps(q, ctx, caps, totals, scopeIdOf, now);
 }
 
-/** What the audit trail says of each confirmation. */
-export interface ConfirmationAudit {
+/** What the ledger says of a completion. */
+export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
+
+/** What the audit trail says of each completion, when the completion audits itself (the matcher). */
+export interface CompletionAudit {
   actor: string;
   /** The audit entry's detail for the order (the matcher names the credit). */
   detail: (o: OrderRow) => string | null;
 }
 
+export interface HowCompleted {
+  action: CompletingAction;
+  /** The comment a disputed order's appeal is accepted with. */
+  appealComment: string | null;
+  /** Audited here as `order.<action>` (the routes audit the operator's own actions themselves). */
+  audit?: CompletionAudit;
+}
+
 /**
- * Confirms the orders, which the caller has locked (`SELECT … FOR UPDATE`, by id) in this
- * transaction, as `POST /admin/v1/orders/{id}/confirm` confirms one, and audits each as
- * `order.confirm`. An order that cannot be confirmed (Completed already) refuses the whole batch;
- * so does one that changed under the caller (it did not hold the lock). Answers the orders as they
- * now stand, in the order given.
+ * Completes the orders, which the caller has locked (`SELECT … FOR UPDATE`, by id) in this
+ * transaction, by the action given. An order the action does not allow from its status (Completed
+ * already) refuses the whole batch; so does one that changed under the caller (it did not hold the
+ * lock). Answers the orders as they now stand, in the order given.
  */
-export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly OrderRow[], audit: ConfirmationAudit): Promise<OrderRow[]> {
+export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly OrderRow[], how: HowCompleted): Promise<OrderRow[]> {
   if (orders.length === 0) return [];
-  if (new Set(orders.map((o) => o.id)).size !== orders.length) throw new Error('confirmManyInTx: an order given twice');
-  for (const o of orders) if (!allowedFrom('confirm', o.status)) refuseFrom(o, 'confirm');
-  const nowMs = ctx.clock.now();
-  const now = new Date(nowMs);
+  if (new Set(orders.map((o) => o.id)).size !== orders.length) throw new Error('completeManyInTx: an order given twice');
+  for (const o of orders) if (!allowedFrom(how.action, o.status)) refuseFrom(o, how.action);
+  const now = new Date(ctx.clock.now());
   const bands = await deskTariffBands(q, [...new Set(orders.map((o) => o.desk_id))]);
   const changes: Completion[] = orders.map((o) => {
     const fee = computeFee(bands.get(o.desk_id) ?? [], dec(o.settled_amount));
@@ -90,17 +101,18 @@ export async function confirmManyInTx(q: Queryable, ctx: Ctx, orders: readonly O
     const changed = orders.find((o) => !done.has(o.id))!;
     throw new AppError('INVALID_TRANSITION', `order ${changed.id} changed concurrently`);
   }
-  // The events and audit entries first: they wait for nobody, so the rows other confirmations wait
+  // The events and audit entries first: they wait for nobody, so the rows other completions wait
   // for (the merchants' rollups and balances, the shared turnover counters) are held for as short a
   // time as possible, from here to the commit.
   await emitEvents(q, ctx, orders.map((o) => done.get(o.id)!), 'order.completed');
-  await insertAuditEntries(q, orders.map((o) => ({ at: now, actor: audit.actor, action: 'order.confirm', objectId: o.id, outcome: 'ok', detail: audit.detail(o) })));
+  const audit = how.audit;
+  if (audit) await insertAuditEntries(q, orders.map((o) => ({ at: now, actor: audit.actor, action: `order.${how.action}`, objectId: o.id, outcome: 'ok', detail: audit.detail(o) })));
   await postEntries(q, orders.map((o, i) => ({
-    merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON.confirm, sandbox: o.sandbox, at: now,
+    merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON[how.action], sandbox: o.sandbox, at: now,
   })));
-  await recordCompletedTurnoverMany(q, ctx, orders.map((o) => ({ deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, usd: fmt8(o.settled_amount) })));
+  await recordCompletedTurnover(q, ctx, orders.map((o) => ({ deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, usd: fmt8(o.settled_amount) })));
   const disputed = orders.filter((o) => o.status === 'Dispute');
-  for (const o of disputed) await acceptOpenAppealOfOrder(q, o.id, 'payment confirmed', now);
+  for (const o of disputed) await acceptOpenAppealOfOrder(q, o.id, how.appealComment, now);
   // The accepted appeals no longer count against the providers that served the orders.
   for (const providerId of [...new Set(disputed.map((o) => o.provider_id).filter((p): p is string => p !== null))].sort(byText)) {
     await applyAppealGuard(q, providerId);

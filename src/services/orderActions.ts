@@ -1,17 +1,13 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
-import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
-import { allowedFrom, ORDER_ACTIONS, type CancellingAction, type CompletingAction } from '../domain/orders.js';
+import { dec, fmt8 } from '../domain/money.js';
+import { allowedFrom, ORDER_ACTIONS, refuseFrom, type CancellingAction, type CompletingAction } from '../domain/orders.js';
 import type { Queryable } from '../store/db.js';
-import { acceptOpenAppealOfOrder } from '../store/appeals.js';
-import { getDesk } from '../store/desks.js';
 import { orderNet, postEntry } from '../store/ledger.js';
 import { closeDueOrders, findScopedOrder, getOrderById, setPayerReference, transitionOrder, type OrderRow, type OrderScope } from '../store/orders.js';
 import { orderView } from './orderViews.js';
-import { getTariff } from '../store/tariffs.js';
-import { applyAppealGuard } from './appealGuard.js';
+import { completeManyInTx } from './completions.js';
 import { emitEvent, emitEvents } from './events.js';
-import { recordCompletedTurnover } from './turnover.js';
 
 const at = (ctx: Ctx) => new Date(ctx.clock.now());
 
@@ -21,44 +17,14 @@ async function lockOrder(q: Queryable, id: string): Promise<OrderRow> {
   return o;
 }
 
-/** The refusal of an action the order's status does not allow: already completed, or an invalid transition. */
-export function refuseFrom(o: OrderRow, action: string): never {
-  if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
-  throw new AppError('INVALID_TRANSITION', `cannot ${action} an order in status ${o.status}`);
-}
-
-/** What a completion says on the merchant's ledger. */
-export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
-
 /**
- * Completion: the order, its fee, the ledger credit, the merchant balance, the turnover counters, an
- * open appeal (accepted by the payment) and the order.completed event all commit together.
+ * Completion of one order by the action (a confirmation, a simulated payment, an accepted appeal
+ * with `comment`): the path every completion takes (`completeManyInTx`), for one order. The order,
+ * its fee, the ledger credit, the merchant balance, the turnover counters, an open appeal (accepted
+ * by the payment) and the order.completed event all commit together.
  */
 export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null): Promise<OrderRow> {
-  if (!allowedFrom(action, o.status)) refuseFrom(o, action);
-  const desk = await getDesk(q, o.desk_id);
-  const tariff = desk?.tariff_id ? await getTariff(q, desk.tariff_id) : null;
-  const fee = computeFee(tariff?.bands ?? [], dec(o.settled_amount));
-  const now = at(ctx);
-  const done = await transitionOrder(q, o.id, [o.status], {
-    status: 'Completed',
-    subStatus: 'SuccessfullyPaid',
-    finishedAt: now,
-    commissionRate: fmt4(fee.ratePercent),
-    commissionAmount: fmt8(fee.commission),
-    creditedAmount: fmt8(fee.credited),
-  }, now);
-  if (!done) throw new AppError('INVALID_TRANSITION', `order ${o.id} changed concurrently`);
-  await postEntry(q, { merchantId: o.merchant_id, orderId: o.id, kind: 'credit', amount: fmt8(fee.credited), reason: LEDGER_REASON[action], sandbox: o.sandbox, at: now });
-  await recordCompletedTurnover(q, ctx, { deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox }, fmt8(o.settled_amount));
-  if (o.status === 'Dispute') {
-    await acceptOpenAppealOfOrder(q, o.id, comment, now);
-    // The accepted appeal no longer counts against the provider that served the order.
-    await applyAppealGuard(q, o.provider_id);
-  }
-  await emitEvent(q, ctx, done, 'order.completed');
-  ctx.metrics.orderTransitions.inc({ to: 'Completed' });
-  return done;
+  return (await completeManyInTx(q, ctx, [o], { action, appealComment: comment }))[0]!;
 }
 
 export async function cancelInTx(

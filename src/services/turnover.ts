@@ -1,12 +1,12 @@
 import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
-import { capExceeded, windowStart, WINDOWS, type Cap, type Scope, type Window } from '../domain/turnover.js';
+import { capExceeded, windowStart, type Cap, type Scope, type Window } from '../domain/turnover.js';
 import { AppError } from '../domain/errors.js';
 import { newId } from '../ids.js';
 import { dec, fmt8 } from '../domain/money.js';
 import type { Queryable } from '../store/db.js';
 import { keptCatalog } from '../store/catalogVersions.js';
-import { addToCounter, allCapsInCheckOrder, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
+import { allCapsInCheckOrder, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
 
 export interface ScopeIds {
   deskId: string;
@@ -74,21 +74,6 @@ export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal,
     if (detail) return detail;
   }
   return null;
-}
-
-/**
- * Completion's share of the caps, in its transaction: every scope × window counter grows by the
- * settled USD amount; a notify-only cap crossed by it leaves one notification (row, log line, metric).
- */
-export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, s: ScopeIds, usd: string): Promise<void> {
-  const now = ctx.clock.now();
-  const totals = new Map<string, string>();
-  for (const { scope, id } of scopesOf(s)) {
-    for (const w of WINDOWS) {
-      totals.set(`${scope}|${id}|${w}`, await addToCounter(q, scope, id, w, windowStart(w, now), usd));
-    }
-  }
-  await notifyCrossedCaps(q, ctx, await applicableCaps(q, s), totals, (cap) => idFor(cap, s), now);
 }
 
 /**

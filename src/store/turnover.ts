@@ -57,38 +57,35 @@ export async function counterValue(q: Queryable, scope: Scope, scopeId: string, 
   return rows[0]?.completed_usd ?? '0';
 }
 
-/** Adds a completed order to its window's counter; returns the new total. */
-export async function addToCounter(q: Queryable, scope: Scope, scopeId: string, window: Window, start: Date, usd: string): Promise<string> {
-  const { rows } = await q.query<{ completed_usd: string }>(
-    `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd
-     RETURNING completed_usd`,
-    [scope, scopeId, window, start, usd],
-  );
-  return rows[0].completed_usd;
-}
-
 /**
- * Adds many completed orders to their windows' counters in one statement, with the effect of
- * `addToCounter` for each: the amounts of one counter are summed first, and the counters are
- * taken in the order given (`rank`), which callers keep to the order a lone completion takes
- * them in. Answers the new total of every counter touched.
+ * Adds completed turnover to window counters in one statement, taking the counters in the order
+ * given (callers keep to the one order every completion takes them in, so two never wait for each
+ * other in a circle). Answers the new total of the counters asked for in `wanted`, by
+ * `scope|scopeId|window` (the ones a notify-only cap reads).
  */
 export async function addToCounters(
   q: Queryable,
-  adds: readonly { rank: number; scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[],
-): Promise<{ scope: Scope; scope_id: string; win: Window; window_start: Date; completed_usd: string }[]> {
-  if (adds.length === 0) return [];
-  const { rows } = await q.query<{ scope: Scope; scope_id: string; win: Window; window_start: Date; completed_usd: string }>(
-    `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
-     SELECT c.scope, c.scope_id, c.win, c.window_start, sum(c.usd)
-       FROM jsonb_to_recordset($1::jsonb) AS c(rank int, scope text, scope_id text, win text, window_start timestamptz, usd numeric)
-      GROUP BY c.scope, c.scope_id, c.win, c.window_start ORDER BY min(c.rank)
-     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd
-     RETURNING scope, scope_id, win, window_start, completed_usd`,
-    [JSON.stringify(adds.map((a) => ({ rank: a.rank, scope: a.scope, scope_id: a.scopeId, win: a.window, window_start: a.start.toISOString(), usd: a.usd })))],
+  adds: readonly { scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[],
+  wanted: readonly { scope: Scope; scopeId: string; window: Window }[],
+): Promise<Map<string, string>> {
+  if (adds.length === 0) return new Map();
+  const insert = `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
+     SELECT c.scope, c.scope_id, c.win, c.window_start, c.usd
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::numeric[]) WITH ORDINALITY AS c(scope, scope_id, win, window_start, usd, n)
+      ORDER BY c.n
+     ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd`;
+  const params = [adds.map((a) => a.scope), adds.map((a) => a.scopeId), adds.map((a) => a.window), adds.map((a) => a.start.toISOString()), adds.map((a) => a.usd)];
+  const key = (scope: string, scopeId: string, window: string) => `${scope}|${scopeId}|${window}`;
+  if (wanted.length === 0) {
+    await q.query(insert, params);
+    return new Map();
+  }
+  const { rows } = await q.query<{ k: string; completed_usd: string }>(
+    `WITH up AS (${insert} RETURNING scope || '|' || scope_id || '|' || win AS k, completed_usd)
+     SELECT k, completed_usd::text AS completed_usd FROM up WHERE k = ANY($6::text[])`,
+    [...params, wanted.map((w) => key(w.scope, w.scopeId, w.window))],
   );
-  return rows;
+  return new Map(rows.map((r) => [r.k, r.completed_usd]));
 }
 
 export async function notifyOnce(q: Queryable, n: { kind: string; detail: string; dedupeKey: string; at: Date }): Promise<boolean> {
