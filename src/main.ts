@@ -1,13 +1,13 @@
 import { systemClock } from './clock.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
-import { buildApp } from './app/buildApp.js';
-import { buildMetricsApp } from './http/health.js';
-import { batchedStdout, createLogger, createRuntime, openDatabase } from './runtime.js';
-import { seedDemo, type DemoSeed } from './seed.js';
+import type { DemoSeed } from './seed.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
 import { DataDirInUseError } from './store/dataDirLock.js';
-import { startWorkers } from './workers/index.js';
 import type { RunningLoop } from './workers/loop.js';
+
+// The runtime, the app and the workers are imported when a command needs them, not above: loading
+// them (Fastify, every route, the workers) takes more than a second of CPU, which --help, a
+// configuration error and a start refused on a DATA_DIR in use would otherwise spend for nothing.
 
 type Role = 'api' | 'worker' | 'all';
 
@@ -44,9 +44,17 @@ function banner(config: Config, seed: DemoSeed | null, adminToken: string | null
 }
 
 async function serve(config: Config, role: Role): Promise<void> {
+  const { batchedStdout, createLogger, createRuntime } = await import('./runtime.js');
   const log = createLogger(config.logLevel, batchedStdout());
   const runtime = await createRuntime(config, { clock: systemClock, log });
   const { ctx } = runtime;
+  // Loaded once the database is open and ours: a start refused on a DATA_DIR in use never needs them.
+  const [{ seedDemo }, { buildApp }, { buildMetricsApp }, { startWorkers }] = await Promise.all([
+    import('./seed.js'),
+    import('./app/buildApp.js'),
+    import('./http/health.js'),
+    import('./workers/index.js'),
+  ]);
   const seed = config.seedDemo && !config.databaseUrl ? await seedDemo(ctx) : null;
 
   let loops: RunningLoop[] = [];
@@ -138,6 +146,7 @@ async function main(): Promise<void> {
   }
   const config = parseConfig(process.env);
   if (command === 'migrate') {
+    const { openDatabase } = await import('./runtime.js');
     const db = await openDatabase(config);
     const applied = await migrate(db);
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');

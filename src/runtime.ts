@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { parseMasterKey, type Config } from './config.js';
@@ -140,7 +140,8 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
   const admin = await resolveAdminToken(config, db);
   // No offline queue: while Redis is down a command fails at once (503) instead of piling up; the
   // client reconnects by itself, backing off up to 2 s.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
+  // ioredis is loaded only when Redis is configured: the embedded setup never needs it.
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
   if (redis) watchRedis(redis, log);
   const ctx: Ctx = {
     config,
