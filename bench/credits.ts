@@ -22,6 +22,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
 import { signRequest } from '../src/signing.js';
 import { throwawayDatabase } from './runtime.js';
 import { startBare, startPaygate } from './server.js';
@@ -178,6 +179,33 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** CPU seconds (user and system) the processes have used so far, from /proc; 0 for one that is gone. */
+function cpuSecondsOf(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks / 100;
+}
+
+/** The PostgreSQL backends serving the database at `url` now (the server's pool), from pg_stat_activity. */
+async function backendPids(url: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Uploads the file as a stream (the server reads it as one); answers the status and body. */
 function upload(base: string, providerId: string, file: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -210,7 +238,14 @@ async function main() {
     writeFileSync(desksFile, JSON.stringify([{ key: 'bare', secret: 'bare' }]));
 
     const baseline = await child('./loadgen.ts', { url: bare.base, method: 'POST', path: '/bare', body: '{"amount":1500.5,"currency":"RUB","rail":"Sbp","orderRef":"bench-{i}"}', desksFile, connections: 32, seconds: 8 });
+    // CPU per credit compares between runs on a machine busy with other work, where rates do not.
+    // A backend the pool opens during the feed counts from its start; one it closes is lost, and
+    // only the backends of this database count (not other work on the same PostgreSQL server).
+    const dbBefore = new Map(database ? (await backendPids(database.url)).map((pid) => [pid, cpuSecondsOf([pid])]) : []);
+    const cpuBefore = { server: cpuSecondsOf([paygate.process.pid!]) };
     const fed = await child('./feedgen.ts', { url: paygate.base, providerId: pool.id, key: pool.key, secret: pool.secret, creditsFile, batch: BATCH, connections: CONNECTIONS, run });
+    const dbAfter = database ? await backendPids(database.url) : [];
+    const cpu = { server: cpuSecondsOf([paygate.process.pid!]) - cpuBefore.server, db: dbAfter.reduce((sum, pid) => sum + cpuSecondsOf([pid]) - (dbBefore.get(pid) ?? 0), 0) };
     const today = new Date().toISOString().slice(0, 10);
     const report = await admin(paygate.base)('GET', `/reconciliation?providerId=${pool.id}&date=${today}`);
     const recorded = report.totals.credits as number;
@@ -223,6 +258,8 @@ async function main() {
         `${perSecond(recorded).toFixed(0)} recorded/s, ${perSecond(matched).toFixed(0)} matched/s (${matched} of ${recorded} matched), ` +
         `${(perSecond(matched) / baseline.rps).toFixed(2)} × the INSERT baseline`,
     );
+    const perCredit = (sec: number) => ((sec * 1000) / fed.credits).toFixed(3);
+    console.log(`CPU per credit during the feed: server ${perCredit(cpu.server)} ms${database ? `, PostgreSQL ${perCredit(cpu.db)} ms, together ${perCredit(cpu.server + cpu.db)} ms` : ' (the embedded database included)'}`);
 
     const file = join(work, 'statement.xml');
     await writeStatement(file, run);

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { Ctx } from '../context.js';
 import type { DeskSecretCache } from '../deskSecrets.js';
-import { finishAttempts, type AttemptOutcome, type ClaimedEvent, type FinishedAttempt } from '../store/outbox.js';
+import { finishAttempts, SUPPRESSED_NO_URL, SUPPRESSED_OFF, type AttemptOutcome, type ClaimedEvent, type FinishedAttempt } from '../store/outbox.js';
 import { sendCallback, type SendResult } from './send.js';
 
 /** Spec: 8 attempts in all; attempts 2–8 are due 10, 20, 40, 80, 160, 320, 640 s after the previous one. */
@@ -27,10 +27,10 @@ export interface Sender {
  */
 export async function attemptDelivery(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
   if (e.callbacks_enabled === null || !e.callbacks_enabled || e.secret_enc === null) {
-    return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'callbacks are switched off for the cash desk' }, outcome: 'suppressed' };
+    return { result: { outcome: 'rejected', httpCode: null, response: null, error: SUPPRESSED_OFF }, outcome: 'suppressed' };
   }
   // An order made without a callback URL (a payment link on a desk without one): nothing to send, and nothing failing.
-  if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: 'no callback URL: the order was created without one' }, outcome: 'suppressed' };
+  if (!e.url) return { result: { outcome: 'rejected', httpCode: null, response: null, error: SUPPRESSED_NO_URL }, outcome: 'suppressed' };
   const result = await sendCallback({
     url: e.url,
     body: Buffer.from(e.body, 'utf8'),

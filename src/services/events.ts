@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { newHistoryId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
-import { getDeskEvent, insertEvent, insertEvents, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
+import { getDeskEvent, insertEvents, listDeskEvents, listFailingEvents, listOrderAttempts, redeliverFailedSince, type EventKind } from '../store/outbox.js';
 import { insertAuditEntry } from '../store/audit.js';
 import { findDeskOrder, findScopedOrder, getOrderById, type OrderRow, type OrderScope } from '../store/orders.js';
 import { AppError } from '../domain/errors.js';
@@ -16,7 +16,7 @@ function eventOf(order: OrderRow, event: EventKind, at: number) {
 /** Writes the order's event to the outbox inside the caller's transaction, to the URL captured at creation. */
 export async function emitEvent(q: Queryable, ctx: Ctx, order: OrderRow, event: EventKind): Promise<string> {
   const e = eventOf(order, event, ctx.clock.now());
-  await insertEvent(q, e);
+  await insertEvents(q, [e]);
   return e.id;
 }
 

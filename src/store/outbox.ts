@@ -17,24 +17,17 @@ export function receiverOf(url: string | null): string | null {
   }
 }
 
-/**
- * An event with its exact body bytes and the URL captured at order creation; due for a first attempt
- * at once. The NOTIFY is delivered when the caller's transaction commits, never before.
- */
-export async function insertEvent(
-  q: Queryable,
-  e: { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date; sandbox: boolean },
-): Promise<void> {
-  await q.query(
-    `WITH ins AS (
-       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, sandbox)
-       VALUES ($1, $2, $3, $4, $5, $6, $8, 'pending', 0, $7, $7, $9) RETURNING id)
-     SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM ins`,
-    [e.id, e.orderId, e.deskId, e.event, e.body, e.url, e.at, receiverOf(e.url), e.sandbox],
-  );
-}
+/** Why an event is suppressed, as its attempt log says (the worker says the same of an event it finds so). */
+export const SUPPRESSED_OFF = 'callbacks are switched off for the cash desk';
+export const SUPPRESSED_NO_URL = 'no callback URL: the order was created without one';
 
-/** Many events in one statement, in the order given, with the effect of `insertEvent` for each (one wake-up for all). */
+/**
+ * Events with their exact body bytes and the URL captured at order creation, in one statement, in
+ * the order given: each due for a first attempt at once, except one that could never be sent, which
+ * is recorded suppressed right here, its attempt included, as the delivery worker would record it
+ * (the desk's callbacks are off now, or the order has no callback URL), so no worker has to claim
+ * it. One NOTIFY for all, delivered when the caller's transaction commits, never before.
+ */
 export async function insertEvents(
   q: Queryable,
   es: readonly { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date; sandbox: boolean }[],
@@ -44,12 +37,20 @@ export async function insertEvents(
     n, id: e.id, order_id: e.orderId, desk_id: e.deskId, event: e.event, body: e.body, url: e.url, receiver: receiverOf(e.url), at: e.at.toISOString(), sandbox: e.sandbox,
   }));
   await q.query(
-    `WITH ins AS (
-       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, sandbox)
-       SELECT e.id, e.order_id, e.desk_id, e.event, e.body, e.url, e.receiver, 'pending', 0, e.at, e.at, e.sandbox
+    `WITH e AS (
+       SELECT e.*, CASE WHEN NOT coalesce(d.callbacks_enabled, false) THEN '${SUPPRESSED_OFF}' WHEN e.url IS NULL THEN '${SUPPRESSED_NO_URL}' END AS suppressed
          FROM jsonb_to_recordset($1::jsonb) AS e(n int, id text, order_id text, desk_id text, event text, body text, url text, receiver text, at timestamptz, sandbox boolean)
-        ORDER BY e.n RETURNING id)
-     SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins)`,
+         LEFT JOIN desks d ON d.id = e.desk_id),
+     ins AS (
+       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, finished_at, sandbox)
+       SELECT e.id, e.order_id, e.desk_id, e.event, e.body, e.url, e.receiver,
+              CASE WHEN e.suppressed IS NULL THEN 'pending' ELSE 'suppressed' END, CASE WHEN e.suppressed IS NULL THEN 0 ELSE 1 END,
+              CASE WHEN e.suppressed IS NULL THEN e.at END, e.at, CASE WHEN e.suppressed IS NOT NULL THEN e.at END, e.sandbox
+         FROM e ORDER BY e.n RETURNING id, state),
+     att AS (
+       INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
+       SELECT e.id, e.order_id, 1, 'suppressed', NULL, NULL, e.suppressed, e.at FROM e WHERE e.suppressed IS NOT NULL ORDER BY e.n)
+     SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins WHERE state = 'pending')`,
     [JSON.stringify(items)],
   );
 }

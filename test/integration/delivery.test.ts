@@ -160,6 +160,21 @@ describe('callback delivery', () => {
     expect(await attempts(id)).toMatchObject([{ outcome: 'suppressed', httpCode: null }]);
   });
 
+  it('an event written while the callbacks are off is recorded suppressed at once; one already waiting when they are switched off is suppressed when due', async () => {
+    const off = await deskWith({ callbacksEnabled: false });
+    const early = await completedOrder(off);
+    // No delivery pass has run: the attempt is in the log already, and nothing is left for a worker.
+    expect(await attempts(early)).toMatchObject([{ attempt: 1, outcome: 'suppressed', httpCode: null }]);
+    const on = await deskWith();
+    const waiting = await completedOrder(on);
+    expect(await attempts(waiting)).toEqual([]);
+    await admin(h.app, 'PATCH', `/desks/${on.id}`, { callbacksEnabled: false });
+    await deliverDue();
+    expect(rx.hits).toHaveLength(0);
+    expect(await attempts(waiting)).toMatchObject([{ attempt: 1, outcome: 'suppressed', httpCode: null }]);
+    expect(await attempts(early)).toHaveLength(1);
+  });
+
   it('the URL is captured at creation: notifyUrl wins, a later desk URL change affects only new orders', async () => {
     const d = await deskWith();
     const res = await signed(h, d, '/gw/v1/orders', { body: JSON.stringify({ amount: 100, rail: 'Sbp' }) });
