@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPglite, sqlLiteral, type Db } from '../../src/store/db.js';
+import { sqlLiteral, type Db } from '../../src/store/db.js';
+import { emptyPglite } from '../helpers/db.js';
 
 // The embedded database runs statements with parameters as PREPAREd statements, with the values
 // written as SQL literals. Whatever the values, what comes back must be exactly what went in.
 
 let db: Db;
 beforeAll(async () => {
-  db = await openPglite(undefined);
+  db = await emptyPglite();
   await db.exec('CREATE TABLE kept (id int PRIMARY KEY, t text, n numeric, at timestamptz, flag boolean)');
 });
 afterAll(() => db.close());
