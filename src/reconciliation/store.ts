@@ -219,13 +219,18 @@ const PROBES = `jsonb_to_recordset($1::jsonb) AS p(k int, requisite_ids text[], 
 export async function sameAmountOrders(q: Queryable, probes: OrderProbe[]): Promise<(MatchableOrderRow & { k: number })[]> {
   if (probes.length === 0) return [];
   const { rows } = await q.query<MatchableOrderRow & { k: number }>(
-    `SELECT p.k, o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
-            (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
-       FROM ${PROBES}
-       JOIN requisite_assignments a ON a.requisite_id = ANY(p.requisite_ids) AND a.amount = p.amount AND a.currency = p.currency AND a.expires_at >= p.expires_from
-       JOIN orders o ON o.id = a.order_id
-      WHERE o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount = p.amount
-      ORDER BY p.k, o.created_at, o.id`,
+    // Each credit's orders are looked up through the assignments' amount index, credit by credit
+    // (LATERAL, kept apart by OFFSET 0): joined as a whole, the planner hashes every assignment the
+    // pool ever made, a read that grows with history.
+    `SELECT p.k, x.* FROM ${PROBES}
+       CROSS JOIN LATERAL (
+         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
+                (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
+           FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+          WHERE a.requisite_id = ANY(p.requisite_ids) AND a.amount = p.amount AND a.currency = p.currency AND a.expires_at >= p.expires_from
+            AND o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount = p.amount
+         OFFSET 0) x
+      ORDER BY p.k, x.created_at, x.id`,
     [probeJson(probes)],
   );
   return rows;
@@ -250,12 +255,15 @@ export interface WaitingProbe {
 export async function waitingOrders(q: Queryable, groups: WaitingProbe[]): Promise<(MatchableOrderRow & { g: number })[]> {
   if (groups.length === 0) return [];
   const { rows } = await q.query<MatchableOrderRow & { g: number }>(
-    `SELECT w.g, o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
-       FROM jsonb_to_recordset($1::jsonb) AS w(g int, requisite_ids text[], currency text, created_by timestamptz, expires_from timestamptz)
-       JOIN requisite_assignments a ON a.requisite_id = ANY(w.requisite_ids) AND a.currency = w.currency AND a.expires_at >= w.expires_from
-       JOIN orders o ON o.id = a.order_id
-      WHERE o.placement = 'placed' AND o.created_at <= w.created_by AND o.status <> 'Completed'
-        AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)`,
+    // Group by group through the assignments' index on (requisite, expiry), as `sameAmountOrders` does.
+    `SELECT w.g, x.* FROM jsonb_to_recordset($1::jsonb) AS w(g int, requisite_ids text[], currency text, created_by timestamptz, expires_from timestamptz)
+       CROSS JOIN LATERAL (
+         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
+           FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
+          WHERE a.requisite_id = ANY(w.requisite_ids) AND a.currency = w.currency AND a.expires_at >= w.expires_from
+            AND o.placement = 'placed' AND o.created_at <= w.created_by AND o.status <> 'Completed'
+            AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)
+         OFFSET 0) x`,
     [JSON.stringify(groups.map((w) => ({ g: w.g, requisite_ids: w.requisiteIds, currency: w.currency, created_by: w.createdBy.toISOString(), expires_from: w.expiresFrom.toISOString() })))],
   );
   return rows;
