@@ -113,8 +113,9 @@ export async function setCreditOutcomes(q: Queryable, os: (CreditOutcome & { id:
     `UPDATE credits c SET status = i.status, reason = i.reason, requisite_id = i.requisite_id, order_id = i.order_id, matched_by = i.matched_by,
             candidates = i.candidates, updated_at = $2
        FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb)
-      WHERE c.id = i.id RETURNING c.*`,
-    [JSON.stringify(items), at],
+      WHERE c.id = i.id AND c.id = ANY($3::text[]) RETURNING c.*`,
+    // The ids again as an array: the planner then finds the rows by their key instead of hashing a scan of every credit.
+    [JSON.stringify(items), at, items.map((i) => i.id)],
   );
   return rows;
 }

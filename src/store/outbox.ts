@@ -187,7 +187,7 @@ export async function finishAttempts(q: Queryable, me: string, list: readonly Fi
      upd AS (
        UPDATE outbox_events o SET state = a.state, attempts = a.attempt, next_attempt_at = a.next_at, locked_by = NULL, locked_at = NULL,
               finished_at = CASE WHEN a.state = 'pending' THEN NULL ELSE a.at END
-         FROM a WHERE o.id = a.event_id AND o.locked_by = $1
+         FROM a WHERE o.id = a.event_id AND o.id = ANY($2::text[]) AND o.locked_by = $1
        RETURNING o.id)
      INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
      SELECT a.event_id, a.order_id, a.attempt, a.outcome, a.http_code, a.response, a.error, a.at
