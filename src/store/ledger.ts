@@ -5,21 +5,14 @@ export type EntryKind = 'credit' | 'reversal' | 'withdrawal' | 'adjustment';
 /**
  * One ledger entry and the matching balance change, inside the caller's transaction, so each of
  * the merchant's balances always equals the sum of its entries of that money: `sandbox` entries
- * (those of sandbox orders) move the sandbox balance, every other entry the live one.
+ * (those of sandbox orders) move the sandbox balance, every other entry the live one. The same
+ * statements as for many (`postEntries`).
  */
-export async function postEntry(
+export function postEntry(
   q: Queryable,
   e: { merchantId: string; orderId: string | null; kind: EntryKind; amount: string; reason: string | null; sandbox: boolean; at: Date },
 ): Promise<void> {
-  await q.query('INSERT INTO ledger_entries (merchant_id, order_id, kind, amount, reason, sandbox, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    e.merchantId, e.orderId, e.kind, e.amount, e.reason, e.sandbox, e.at,
-  ]);
-  await q.query(
-    e.sandbox
-      ? 'UPDATE merchants SET sandbox_balance = sandbox_balance + $2::numeric WHERE id = $1'
-      : 'UPDATE merchants SET balance = balance + $2::numeric WHERE id = $1',
-    [e.merchantId, e.amount],
-  );
+  return postEntries(q, [e]);
 }
 
 /**
