@@ -69,17 +69,7 @@ export function creditView(c: store.CreditRow) {
 export type CreditView = ReturnType<typeof creditView>;
 
 /** One credit as it arrives, checked. */
-export interface CreditInput {
-  sourceId: string;
-  account: string;
-  /** 2 places. */
-  amount: string;
-  currency: string;
-  receivedAt: Date;
-  dateOnly: boolean;
-  payer: string | null;
-  reference: string | null;
-}
+export type CreditInput = store.CreditTerms;
 
 const lateMs = (ctx: Ctx) => ctx.config.reconcileLateHours * 3_600_000;
 
@@ -547,7 +537,8 @@ export async function listCreditViews(ctx: Ctx, query: { status?: string; provid
     status: (query.status as store.CreditStatus | undefined) ?? null,
     providerId: query.providerId ?? null,
     requisiteId: query.requisiteId ?? null,
-    beforeSeq,
+    pastSeq: beforeSeq,
+    oldestFirst: false,
     limit: query.limit + 1,
   });
   return pageOf(rows, query.limit, creditView, (c) => c.id);

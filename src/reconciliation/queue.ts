@@ -55,8 +55,7 @@ export async function creditQueue(ctx: Ctx, f: CreditQueueQuery): Promise<{ item
     if (!at) throw new AppError('VALIDATION_ERROR', 'the page to continue from is no credit');
     seq = at.seq;
   }
-  const filter = { status: f.status, providerId: f.providerId, requisiteId: f.requisiteId, limit: f.limit + 1 };
-  const rows = oldestFirst ? await store.listCreditsOldestFirst(ctx.db, { ...filter, afterSeq: seq }) : await store.listCredits(ctx.db, { ...filter, beforeSeq: seq });
+  const rows = await store.listCredits(ctx.db, { status: f.status, providerId: f.providerId, requisiteId: f.requisiteId, pastSeq: seq, oldestFirst, limit: f.limit + 1 });
   const page = rows.slice(0, f.limit);
   return { items: await withCandidates(ctx, page), next: rows.length > f.limit ? page[page.length - 1]!.id : null, oldestFirst };
 }

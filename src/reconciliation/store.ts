@@ -37,18 +37,23 @@ export interface CreditRow {
   updated_at: Date;
 }
 
-export interface NewCredit {
-  id: string;
-  providerId: string;
+/** One credit as it arrives, checked: what the feed, a statement line or an operator says of it. */
+export interface CreditTerms {
+  sourceId: string;
   account: string;
+  /** 2 places. */
   amount: string;
   currency: string;
   receivedAt: Date;
   dateOnly: boolean;
   payer: string | null;
   reference: string | null;
+}
+
+export interface NewCredit extends CreditTerms {
+  id: string;
+  providerId: string;
   source: CreditSource;
-  sourceId: string;
   at: Date;
 }
 
@@ -150,18 +155,21 @@ export interface CreditFilter {
   status: CreditStatus | null;
   providerId: string | null;
   requisiteId: string | null;
-  beforeSeq: number | null;
+  /** The page goes on past this credit (its `seq`), in the list's order. */
+  pastSeq: number | null;
+  /** Oldest first (a queue is worked from its oldest entry); newest first otherwise. */
+  oldestFirst: boolean;
   limit: number;
 }
 
-/** Newest first, keyset-paged by `seq`. */
+/** Credits keyset-paged by `seq`, newest or oldest first. */
 export async function listCredits(q: Queryable, f: CreditFilter): Promise<CreditRow[]> {
   const { rows } = await q.query<CreditRow>(
     `SELECT * FROM credits
       WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR provider_id = $2) AND ($3::text IS NULL OR requisite_id = $3)
-        AND ($4::bigint IS NULL OR seq < $4)
-      ORDER BY seq DESC LIMIT $5`,
-    [f.status, f.providerId, f.requisiteId, f.beforeSeq, f.limit],
+        AND ($4::bigint IS NULL OR seq ${f.oldestFirst ? '>' : '<'} $4)
+      ORDER BY seq ${f.oldestFirst ? 'ASC' : 'DESC'} LIMIT $5`,
+    [f.status, f.providerId, f.requisiteId, f.pastSeq, f.limit],
   );
   return rows;
 }
@@ -340,18 +348,6 @@ export async function countCredits(q: Queryable, status: CreditStatus): Promise<
 /** Unmatched credits per provider. */
 export async function unmatchedByProvider(q: Queryable): Promise<{ provider_id: string; n: number }[]> {
   const { rows } = await q.query<{ provider_id: string; n: number }>(`SELECT provider_id, count(*)::int AS n FROM credits WHERE status = 'unmatched' GROUP BY provider_id`);
-  return rows;
-}
-
-/** Oldest first, keyset-paged by `seq`: a queue is worked from its oldest entry. */
-export async function listCreditsOldestFirst(q: Queryable, f: Omit<CreditFilter, 'beforeSeq'> & { afterSeq: number | null }): Promise<CreditRow[]> {
-  const { rows } = await q.query<CreditRow>(
-    `SELECT * FROM credits
-      WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR provider_id = $2) AND ($3::text IS NULL OR requisite_id = $3)
-        AND ($4::bigint IS NULL OR seq > $4)
-      ORDER BY seq LIMIT $5`,
-    [f.status, f.providerId, f.requisiteId, f.afterSeq, f.limit],
-  );
   return rows;
 }
 
