@@ -7,18 +7,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * The files that take longest, longest first: the two forks start on them and fill in with the
  * short files, so neither is left with a long file at the end while the other has finished. The
  * process suites spend most of their time waiting on the servers they start; the rest follow by
- * their last duration (vitest's cache), or by size where there is none.
+ * their last duration (vitest's cache), or by size where there is none. The large statement comes
+ * second: it needs no database, so one fork works on it while the first process suite waits for
+ * the run's migrated DATA_DIR (one `paygate migrate`, on one core), which every process suite needs
+ * before it can start a server.
  */
 const LONGEST_FIRST = [
   'test/e2e/process.test.ts',
+  'test/unit/statements/large.test.ts',
   'test/e2e/shutdown.test.ts',
   'test/e2e/start.test.ts',
   'test/e2e/readme.test.ts',
   'test/integration/cabinet.test.ts',
   'test/sdk/package.test.ts',
   'test/integration/officeAdmin.test.ts',
-  'test/unit/statements/large.test.ts',
-  'test/integration/expiry.test.ts',
 ];
 
 /**
