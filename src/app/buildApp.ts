@@ -11,7 +11,8 @@ import { adminAuthHook } from '../http/adminAuth.js';
 import { reconciliationOffice } from '../reconciliation/pages/index.js';
 import { reconciliationRoutes } from '../reconciliation/routes.js';
 import { webRoutes } from '../web/routes.js';
-import { schemaErrorFormatter, validatorCompiler } from '../server/schemaErrors.js';
+import { shareCompiledSchemas } from '../server/compiledSchemas.js';
+import { schemaErrorFormatter } from '../server/schemaErrors.js';
 
 export type AppOptions = HealthOptions;
 
@@ -66,7 +67,7 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
       'TRUST_PROXY=true believes every X-Forwarded-For entry, so a client can choose its own address and walk around the per-IP limits; in production set TRUST_PROXY to the proxies\' addresses (for example 10.0.0.5 or 10.0.0.0/8)',
     );
   }
-  app.setValidatorCompiler(validatorCompiler);
+  shareCompiledSchemas(app as unknown as FastifyInstance);
   app.decorateRequest('desk', null);
   app.decorateRequest('merchant', null);
   app.decorateRequest('catalogVersions', null);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
@@ -13,7 +12,6 @@ import { dbNonceStore, type NonceStore } from '../../src/services/nonces.js';
 import { createRateLimits } from '../../src/services/rateLimits.js';
 import { signRequest } from '../../src/signing.js';
 import { parseAllowlist, type Resolver } from '../../src/callbacks/urlGuard.js';
-import { validatorCompiler } from '../../src/server/schemaErrors.js';
 import { createTestDb, type TestDb } from './db.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -58,7 +56,6 @@ export async function createHarness(
     resolve: opts.resolve ?? publicResolver,
   };
   const app = buildApp(ctx);
-  shareCompiledSchemas(app);
   await app.ready();
   return {
     ctx,
@@ -70,59 +67,6 @@ export async function createHarness(
       await testDb.drop();
     },
   };
-}
-
-/**
- * The JSON text of a schema made of plain objects, arrays and JSON values only, or null: two such
- * schemas with the same text compile to the same validator and serializer. The text comes from
- * JSON.stringify without a replacer and the check is a walk of its own: a replacer function, called
- * for every value, made this a fifth of building an app.
- */
-function schemaKey(schema: unknown): string | null {
-  const text = JSON.stringify(schema);
-  return text !== undefined && plainJson(schema) ? text : null;
-}
-
-/** Whether JSON.stringify would see only plain objects, arrays and JSON values (what it skips aside). */
-function plainJson(v: unknown): boolean {
-  if (typeof v === 'function' || typeof v === 'bigint' || typeof v === 'symbol') return false;
-  if (v === null || typeof v !== 'object') return true;
-  if (Array.isArray(v)) return v.every(plainJson);
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const k of Object.keys(v)) if (!plainJson((v as Record<string, unknown>)[k])) return false;
-  return true;
-}
-
-const validators = new Map<string, unknown>();
-const serializers = new Map<string, unknown>();
-const defaultSerializer = SerializerSelector()({}, undefined);
-
-/**
- * Every harness builds the whole app, and compiling its route schemas (Ajv validators, response
- * serializers) is about half of that. The app's own validator compiler and Fastify's default
- * serializer compiler (Fastify's own dependency) are used as they are, once per distinct schema in
- * this process: the same schema text compiles to the same function. A serializer keeps no state; a
- * validator keeps only the errors of its last call, which Fastify reads at once, in the same turn.
- * buildApp adds no shared schemas and sets no serializer options, which this relies on.
- */
-function shareCompiledSchemas(app: FastifyInstance): void {
-  app.setValidatorCompiler((route) => {
-    const key = schemaKey(route.schema);
-    if (key === null) return validatorCompiler(route);
-    const k = `${route.httpPart}\n${key}`;
-    let fn = validators.get(k);
-    if (!fn) validators.set(k, (fn = validatorCompiler(route)));
-    return fn as ReturnType<typeof validatorCompiler>;
-  });
-  app.setSerializerCompiler((r) => {
-    const route = r as Parameters<typeof defaultSerializer>[0];
-    const key = schemaKey(route.schema);
-    if (key === null) return defaultSerializer(route);
-    let fn = serializers.get(key);
-    if (!fn) serializers.set(key, (fn = defaultSerializer(route)));
-    return fn as (data: unknown) => string;
-  });
 }
 
 export function admin(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown) {
