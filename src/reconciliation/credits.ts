@@ -16,6 +16,7 @@ import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
+import { byKey } from '../domain/keys.js';
 import { dec, fmt2 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId, randomId26 } from '../ids.js';
@@ -91,7 +92,6 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
   matchedByCredit: r.matched_credit_id !== null,
 });
 
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * For credits with no order of their amount: up to `limit` orders of other amounts in each one's
@@ -119,7 +119,7 @@ async function nearOrders(q: Queryable, probes: readonly store.OrderProbe[], lim
     const near = (rowsOf.get(groupOf.get(keyOf(p))!.g) ?? [])
       .filter((o) => !o.amountDec.eq(amount) && o.created_at <= p.createdBy && o.expires_at >= p.expiresFrom)
       .map((o) => ({ o, distance: o.amountDec.minus(amount).abs() }))
-      .sort((a, b) => a.distance.cmp(b.distance) || a.o.created_at.getTime() - b.o.created_at.getTime() || byText(a.o.id, b.o.id))
+      .sort((a, b) => a.distance.cmp(b.distance) || a.o.created_at.getTime() - b.o.created_at.getTime() || byKey(a.o.id, b.o.id))
       .slice(0, limit)
       .map(({ o: { amountDec: _, ...o } }) => o);
     out.set(p.k, near);
@@ -147,10 +147,7 @@ interface Recorded {
  */
 export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.CreditSource): Promise<Recorded[]> {
   const at = new Date(ctx.clock.now());
-  const fresh = inputs.map((input) => ({
-    id: newCreditId(at.getTime()), providerId, account: input.account, amount: input.amount, currency: input.currency, receivedAt: input.receivedAt,
-    dateOnly: input.dateOnly, payer: input.payer, reference: input.reference, source, sourceId: input.sourceId, at,
-  }));
+  const fresh: store.NewCredit[] = inputs.map((input) => ({ ...input, id: newCreditId(at.getTime()), providerId, source, at }));
   const insertedById = new Map((await store.insertCredits(q, fresh)).map((c) => [c.id, c]));
   const newOnes = fresh.map((f, i) => ({ i, row: insertedById.get(f.id) })).filter((x): x is { i: number; row: store.CreditRow } => x.row !== undefined);
   const settled = await settleCredits(q, ctx, newOnes.map((x) => x.row));
@@ -257,7 +254,7 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
   // wait for are taken last.
   const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
   const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
-  await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byText(a.id, b.id)), {
+  await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byKey(a.id, b.id)), {
     action: 'confirm', appealComment: 'payment confirmed', audit: { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null },
   });
   if (winners.length) ctx.log.info({ matched: winners.length, credits: credits.length }, 'credits matched');

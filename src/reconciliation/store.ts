@@ -4,6 +4,7 @@
  * only read and locked here (their transitions stay with the order actions); requisites and
  * assignments have their own store (src/store/requisites.ts).
  */
+import { byKey } from '../domain/keys.js';
 import type { Queryable } from '../store/db.js';
 import type { OrderRow } from '../store/orders.js';
 
@@ -67,7 +68,7 @@ export interface NewCredit extends CreditTerms {
 export async function insertCredits(q: Queryable, cs: NewCredit[]): Promise<CreditRow[]> {
   if (cs.length === 0) return [];
   const items = [...cs]
-    .sort((a, b) => (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0))
+    .sort((a, b) => byKey(a.sourceId, b.sourceId))
     .map((c, n) => ({
       n,
       id: c.id, provider_id: c.providerId, account: c.account, amount: c.amount, currency: c.currency, received_at: c.receivedAt.toISOString(),

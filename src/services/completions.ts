@@ -13,54 +13,21 @@
  * id, then window), the providers of disputed orders (by id). Two completions, of one order or of
  * many, therefore wait for each other but never in a circle.
  */
-import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
+import { byKey } from '../domain/keys.js';
 import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
 import { allowedFrom, refuseFrom, type CompletingAction } from '../domain/orders.js';
-import { windowStart, WINDOWS, type Cap, type Scope } from '../domain/turnover.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { insertAuditEntries } from '../store/audit.js';
 import { completeOrders, deskTariffBands, type Completion } from '../store/completions.js';
 import type { Queryable } from '../store/db.js';
 import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
-import { addToCounters, capsFor } from '../store/turnover.js';
 import { applyAppealGuard } from './appealGuard.js';
 import { emitEvents } from './events.js';
-import { notifyCrossedCaps, scopesOf, type ScopeIds } from './turnover.js';
+import { recordCompletedTurnover } from './turnover.js';
 
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const SCOPE_RANK: Record<Scope, number> = { desk: 0, merchant: 1, platform: 2, provider: 3 };
-
-/**
- * Completion's share of the caps, in the completing transaction: each scope × window counter grows
- * by the settled USD of the orders it counts, summed exactly here, in one statement for all of
- * them; a notify-only cap the completions take across leaves its one notification.
- */
-export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, orders: readonly (ScopeIds & { usd: string })[]): Promise<void> {
-  if (orders.length === 0) return;
-  const now = ctx.clock.now();
-  const sums = new Map<string, { scope: Scope; id: string; usd: Decimal }>();
-  for (const o of orders) {
-    for (const s of scopesOf(o)) {
-      const k = `${s.scope}|${s.id}`;
-      const sum = sums.get(k);
-      if (sum) sum.usd = sum.usd.plus(o.usd);
-      else sums.set(k, { ...s, usd: dec(o.usd) });
-    }
-  }
-  const scopes = [...sums.values()].sort((x, y) => SCOPE_RANK[x.scope] - SCOPE_RANK[y.scope] || byText(x.id, y.id));
-  const caps = (await capsFor(q, scopes)).filter((c) => c.notifyOnly);
-  const scopeIdOf = (cap: Cap) => (cap.scope === 'platform' ? '' : (cap.scopeId ?? ''));
-  const totals = await addToCounters(
-    q,
-    scopes.flatMap((s) => WINDOWS.map((w) => ({ scope: s.scope, scopeId: s.id, window: w, start: windowStart(w, now), usd: fmt8(s.usd) }))),
-    caps.map((cap) => ({ scope: cap.scope, scopeId: scopeIdOf(cap), window: cap.window })),
-  );
-  // The counter a cap reads: one the completions added to, or none (then they cannot cross it).
-  await notifyCrossedCaps(q, ctx, caps, totals, scopeIdOf, now);
-}
 
 /** What the ledger says of a completion. */
 export const LEDGER_REASON: Record<CompletingAction, string> = { simulate: 'simulate payment', confirm: 'confirm', acceptAppeal: 'appeal accepted' };
@@ -114,7 +81,7 @@ export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly 
   const disputed = orders.filter((o) => o.status === 'Dispute');
   for (const o of disputed) await acceptOpenAppealOfOrder(q, o.id, how.appealComment, now);
   // The accepted appeals no longer count against the providers that served the orders.
-  for (const providerId of [...new Set(disputed.map((o) => o.provider_id).filter((p): p is string => p !== null))].sort(byText)) {
+  for (const providerId of [...new Set(disputed.map((o) => o.provider_id).filter((p): p is string => p !== null))].sort(byKey)) {
     await applyAppealGuard(q, providerId);
   }
   ctx.metrics.orderTransitions.inc({ to: 'Completed' }, orders.length);

@@ -1,12 +1,13 @@
 import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
-import { capExceeded, windowStart, type Cap, type Scope, type Window } from '../domain/turnover.js';
+import { capExceeded, windowStart, WINDOWS, type Cap, type Scope, type Window } from '../domain/turnover.js';
 import { AppError } from '../domain/errors.js';
+import { byKey } from '../domain/keys.js';
 import { newId } from '../ids.js';
 import { dec, fmt8 } from '../domain/money.js';
 import type { Queryable } from '../store/db.js';
 import { keptCatalog } from '../store/catalogVersions.js';
-import { allCapsInCheckOrder, capsFor, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
+import { addToCounters, allCapsInCheckOrder, capsFor, counterKey, counterValue, deleteLimit, insertLimit, listLimits, listNotifications, notifyOnce, scopeExists } from '../store/turnover.js';
 
 export interface ScopeIds {
   deskId: string;
@@ -76,18 +77,43 @@ export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal,
   return null;
 }
 
+/** The order completions take the counters in: by scope, then id, then window (WINDOWS), so two never wait for each other in a circle. */
+const SCOPE_RANK: Record<Scope, number> = { desk: 0, merchant: 1, platform: 2, provider: 3 };
+
+/** The id of the counter a cap reads: the platform's counters have none. */
+const counterIdOf = (cap: Cap): string => (cap.scope === 'platform' ? '' : (cap.scopeId ?? ''));
+
 /**
- * Of the caps given, each notify-only one whose counter total (in `totals`, by
- * `scope|scopeId|window`) is above it leaves one notification per window: a row, a log line, a
- * metric. A cap whose counter is not in `totals` was not moved and is skipped.
+ * Completion's share of the caps, in the completing transaction: each scope × window counter grows
+ * by the settled USD of the orders it counts, summed exactly here, in one statement for all of
+ * them. A notify-only cap whose counter the completions take above it leaves one notification per
+ * window: a row, a log line, a metric.
  */
-export async function notifyCrossedCaps(q: Queryable, ctx: Ctx, caps: readonly Cap[], totals: ReadonlyMap<string, string>, scopeIdOf: (cap: Cap) => string, now: number): Promise<void> {
+export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, orders: readonly (ScopeIds & { usd: string })[]): Promise<void> {
+  if (orders.length === 0) return;
+  const now = ctx.clock.now();
+  const sums = new Map<string, { scope: Scope; id: string; usd: Decimal }>();
+  for (const o of orders) {
+    for (const s of scopesOf(o)) {
+      const k = `${s.scope}|${s.id}`;
+      const sum = sums.get(k);
+      if (sum) sum.usd = sum.usd.plus(o.usd);
+      else sums.set(k, { ...s, usd: dec(o.usd) });
+    }
+  }
+  const scopes = [...sums.values()].sort((x, y) => SCOPE_RANK[x.scope] - SCOPE_RANK[y.scope] || byKey(x.id, y.id));
+  const windows = WINDOWS.map((window) => ({ window, start: windowStart(window, now) }));
+  const caps = (await capsFor(q, scopes)).filter((c) => c.notifyOnly);
+  const totals = await addToCounters(
+    q,
+    scopes.flatMap((s) => windows.map(({ window, start }) => ({ scope: s.scope, scopeId: s.id, window, start, usd: fmt8(s.usd) }))),
+    caps.map((cap) => counterKey(cap.scope, counterIdOf(cap), cap.window)),
+  );
   for (const cap of caps) {
-    if (!cap.notifyOnly) continue;
-    const id = scopeIdOf(cap);
-    const total = totals.get(`${cap.scope}|${id}|${cap.window}`);
-    if (total === undefined) continue;
-    if (dec(total).lte(cap.capUsd)) continue;
+    const id = counterIdOf(cap);
+    // The counter a cap reads: one the completions added to, or none (then they cannot cross it).
+    const total = totals.get(counterKey(cap.scope, id, cap.window));
+    if (total === undefined || dec(total).lte(cap.capUsd)) continue;
     const detail = `${cap.scope} ${cap.window} cap ${fmt8(cap.capUsd)} USD crossed: completed ${fmt8(total)}`;
     const start = windowStart(cap.window, now).toISOString();
     const fresh = await notifyOnce(q, { kind: 'turnover_cap', detail, dedupeKey: `cap:${cap.id}:${id}:${start}`, at: new Date(now) });

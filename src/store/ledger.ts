@@ -1,3 +1,4 @@
+import { byKey } from '../domain/keys.js';
 import type { Queryable } from './db.js';
 
 export type EntryKind = 'credit' | 'reversal' | 'withdrawal' | 'adjustment';
@@ -28,7 +29,7 @@ export async function postEntries(
 ): Promise<void> {
   if (es.length === 0) return;
   const items = [...es]
-    .sort((a, b) => (a.merchantId < b.merchantId ? -1 : a.merchantId > b.merchantId ? 1 : Number(a.sandbox) - Number(b.sandbox)))
+    .sort((a, b) => byKey(a.merchantId, b.merchantId) || Number(a.sandbox) - Number(b.sandbox))
     .map((e, n) => ({ n, merchant_id: e.merchantId, order_id: e.orderId, kind: e.kind, amount: e.amount, reason: e.reason, sandbox: e.sandbox, at: e.at.toISOString() }));
   const json = JSON.stringify(items);
   await q.query(

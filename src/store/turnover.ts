@@ -57,16 +57,19 @@ export async function counterValue(q: Queryable, scope: Scope, scopeId: string, 
   return rows[0]?.completed_usd ?? '0';
 }
 
+/** How `addToCounters` names a counter (of any window start) in its answer. */
+export const counterKey = (scope: Scope, scopeId: string, window: Window): string => `${scope}|${scopeId}|${window}`;
+
 /**
  * Adds completed turnover to window counters in one statement, taking the counters in the order
  * given (callers keep to the one order every completion takes them in, so two never wait for each
- * other in a circle). Answers the new total of the counters asked for in `wanted`, by
- * `scope|scopeId|window` (the ones a notify-only cap reads).
+ * other in a circle). Answers the new totals of the counters named in `wanted` (`counterKey`) that
+ * it added to: the ones a notify-only cap reads.
  */
 export async function addToCounters(
   q: Queryable,
   adds: readonly { scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[],
-  wanted: readonly { scope: Scope; scopeId: string; window: Window }[],
+  wanted: readonly string[],
 ): Promise<Map<string, string>> {
   if (adds.length === 0) return new Map();
   const insert = `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
@@ -75,15 +78,15 @@ export async function addToCounters(
       ORDER BY c.n
      ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd`;
   const params = [adds.map((a) => a.scope), adds.map((a) => a.scopeId), adds.map((a) => a.window), adds.map((a) => a.start.toISOString()), adds.map((a) => a.usd)];
-  const key = (scope: string, scopeId: string, window: string) => `${scope}|${scopeId}|${window}`;
   if (wanted.length === 0) {
     await q.query(insert, params);
     return new Map();
   }
+  // The key as counterKey writes it.
   const { rows } = await q.query<{ k: string; completed_usd: string }>(
     `WITH up AS (${insert} RETURNING scope || '|' || scope_id || '|' || win AS k, completed_usd)
      SELECT k, completed_usd::text AS completed_usd FROM up WHERE k = ANY($6::text[])`,
-    [...params, wanted.map((w) => key(w.scope, w.scopeId, w.window))],
+    [...params, wanted],
   );
   return new Map(rows.map((r) => [r.k, r.completed_usd]));
 }
