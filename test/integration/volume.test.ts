@@ -46,6 +46,28 @@ afterAll(async () => {
 
 const q = <T = Record<string, any>>(sql: string, params: unknown[] = []) => h.ctx.db.query<T>(sql, params).then((r) => r.rows);
 
+/** A browser signed in to the cabinet as the large merchant, or to the back office as the operator. */
+async function signedIn(area: 'cabinet' | 'office'): Promise<FormBrowser> {
+  const b = new FormBrowser(h.app);
+  await b.get(`/${area}/sign-in`);
+  const who = area === 'cabinet' ? v.merchant : v.operator;
+  const res = await b.post(`/${area}/sign-in`, [['email', who.email], ['password', who.password]]);
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  return b;
+}
+
+/** The orders a list shows from its first page on, following the link `older` finds, each once. */
+async function ordersAcrossPages(b: FormBrowser, area: 'cabinet' | 'office', first: string, older: RegExp): Promise<string[]> {
+  const ids: string[] = [];
+  for (let url: string | null = first; url; ) {
+    const res = await b.get(url);
+    expect(res.statusCode).toBe(200);
+    for (const m of res.body.matchAll(new RegExp(`href="/${area}/orders/(ord_[A-Za-z0-9]+)"`, 'g'))) if (ids.at(-1) !== m[1]) ids.push(m[1]!);
+    url = older.exec(res.body)?.[1]?.replaceAll('&amp;', '&') ?? null;
+  }
+  return ids;
+}
+
 describe('volume tool: arguments', () => {
   it('takes the options of the contract, with their defaults', () => {
     expect(parseVolumeArgs(['--orders', '2000000'])).toEqual({ orders: 2_000_000, merchants: 100, months: 12, seed: 20_260_115 });
@@ -286,20 +308,14 @@ describe('the service on the generated data', () => {
   });
 
   it('lets the merchant sign in and see its orders, balance, callbacks and appeals; the operator its back office', async () => {
-    const b = new FormBrowser(h.app);
-    await b.get('/cabinet/sign-in');
-    const signIn = await b.post('/cabinet/sign-in', [['email', v.merchant.email], ['password', v.merchant.password]]);
-    expect(signIn.statusCode, signIn.body.slice(0, 300)).toBe(303);
+    const b = await signedIn('cabinet');
     for (const url of ['/cabinet', '/cabinet/orders', `/cabinet/orders?desk=${v.merchant.deskId}`, '/cabinet/balance', '/cabinet/callbacks', '/cabinet/appeals', `/cabinet/orders/${v.sampleOrderIds[5]}`]) {
       const res = await b.get(url);
       expect(res.statusCode, `${url}: ${res.body.slice(0, 300)}`).toBe(200);
     }
     const csv = await b.get(`/cabinet/orders.csv?from=${v.days[9]}&to=${v.days[9]}T23:59:59Z`);
     expect(csv.statusCode).toBe(200);
-    const o = new FormBrowser(h.app);
-    await o.get('/office/sign-in');
-    const op = await o.post('/office/sign-in', [['email', v.operator.email], ['password', v.operator.password]]);
-    expect(op.statusCode, op.body.slice(0, 300)).toBe(303);
+    const o = await signedIn('office');
     for (const url of ['/office', '/office/orders', `/office/orders?q=${v.samplePayerReferences[0]}`, `/office/merchants/${v.merchant.id}`, '/office/queues/appeals', '/office/audit']) {
       const res = await o.get(url);
       expect(res.statusCode, `${url}: ${res.body.slice(0, 300)}`).toBe(200);
@@ -326,17 +342,8 @@ describe('the service on the generated data', () => {
       before = page.next;
     }
     expect(api).toEqual(expected);
-    const b = new FormBrowser(h.app);
-    await b.get('/cabinet/sign-in');
-    expect((await b.post('/cabinet/sign-in', [['email', v.merchant.email], ['password', v.merchant.password]])).statusCode).toBe(303);
-    const listed: string[] = [];
-    for (let url: string | null = `/cabinet/orders?from=${from}&to=${to}`; url; ) {
-      const res = await b.get(url);
-      expect(res.statusCode).toBe(200);
-      for (const m of res.body.matchAll(/href="\/cabinet\/orders\/(ord_[A-Za-z0-9]+)"/g)) if (listed.at(-1) !== m[1]) listed.push(m[1]!);
-      url = /href="(\/cabinet\/orders\?[^"]*before=[^"]+)"/.exec(res.body)?.[1]?.replaceAll('&amp;', '&') ?? null;
-    }
-    expect(listed).toEqual(expected);
+    const b = await signedIn('cabinet');
+    expect(await ordersAcrossPages(b, 'cabinet', `/cabinet/orders?from=${from}&to=${to}`, /href="(\/cabinet\/orders\?[^"]*before=[^"]+)"/)).toEqual(expected);
     // The cabinet's search matches a payer reference, as the back office's does.
     const [paid] = await q<{ id: string; payer_reference: string }>(
       `SELECT id, payer_reference FROM orders WHERE merchant_id = $1 AND payer_reference = ANY($2::text[]) ORDER BY seq LIMIT 1`,
@@ -355,17 +362,8 @@ describe('the service on the generated data', () => {
       [from, to],
     )).map((r) => r.id);
     expect(live.length).toBeGreaterThan(50);
-    const o = new FormBrowser(h.app);
-    await o.get('/office/sign-in');
-    expect((await o.post('/office/sign-in', [['email', v.operator.email], ['password', v.operator.password]])).statusCode).toBe(303);
-    const office: string[] = [];
-    for (let url: string | null = `/office/orders?from=${from}&to=${to}`; url; ) {
-      const res = await o.get(url);
-      expect(res.statusCode).toBe(200);
-      for (const m of res.body.matchAll(/href="\/office\/orders\/(ord_[A-Za-z0-9]+)"/g)) if (office.at(-1) !== m[1]) office.push(m[1]!);
-      url = /<p class="pager"><a href="([^"]+)"/.exec(res.body)?.[1]?.replaceAll('&amp;', '&') ?? null;
-    }
-    expect(office).toEqual(live);
+    const o = await signedIn('office');
+    expect(await ordersAcrossPages(o, 'office', `/office/orders?from=${from}&to=${to}`, /<p class="pager"><a href="([^"]+)"/)).toEqual(live);
   });
 
   it('credits a paid order, decides an open appeal and expires an open order as its own, the ledger still balanced', async () => {
