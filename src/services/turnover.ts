@@ -2,7 +2,6 @@ import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { capExceeded, windowStart, WINDOWS, type Cap, type Scope, type Window } from '../domain/turnover.js';
 import { AppError } from '../domain/errors.js';
-import { byKey } from '../domain/keys.js';
 import { newId } from '../ids.js';
 import { dec, fmt8 } from '../domain/money.js';
 import type { Queryable } from '../store/db.js';
@@ -77,36 +76,33 @@ export async function firstExceededCap(ctx: Ctx, s: ScopeIds, orderUsd: Decimal,
   return null;
 }
 
-/** The order completions take the counters in: by scope, then id, then window (WINDOWS), so two never wait for each other in a circle. */
-const SCOPE_RANK: Record<Scope, number> = { desk: 0, merchant: 1, platform: 2, provider: 3 };
-
 /** The id of the counter a cap reads: the platform's counters have none. */
 const counterIdOf = (cap: Cap): string => (cap.scope === 'platform' ? '' : (cap.scopeId ?? ''));
 
 /**
  * Completion's share of the caps, in the completing transaction: each scope × window counter grows
- * by the settled USD of the orders it counts, summed exactly here, in one statement for all of
- * them. A notify-only cap whose counter the completions take above it leaves one notification per
- * window: a row, a log line, a metric.
+ * by the settled USD of the orders it counts, summed exactly by the database, in one statement for
+ * all of them. A notify-only cap whose counter the completions take above it leaves one
+ * notification per window: a row, a log line, a metric.
  */
 export async function recordCompletedTurnover(q: Queryable, ctx: Ctx, orders: readonly (ScopeIds & { usd: string })[]): Promise<void> {
   if (orders.length === 0) return;
   const now = ctx.clock.now();
-  const sums = new Map<string, { scope: Scope; id: string; usd: Decimal }>();
+  const shares = { scopes: [] as Scope[], scopeIds: [] as string[], usd: [] as string[] };
+  const touched = new Map<string, { scope: Scope; id: string }>();
   for (const o of orders) {
     for (const s of scopesOf(o)) {
-      const k = `${s.scope}|${s.id}`;
-      const sum = sums.get(k);
-      if (sum) sum.usd = sum.usd.plus(o.usd);
-      else sums.set(k, { ...s, usd: dec(o.usd) });
+      shares.scopes.push(s.scope);
+      shares.scopeIds.push(s.id);
+      shares.usd.push(o.usd);
+      touched.set(`${s.scope}|${s.id}`, s);
     }
   }
-  const scopes = [...sums.values()].sort((x, y) => SCOPE_RANK[x.scope] - SCOPE_RANK[y.scope] || byKey(x.id, y.id));
-  const windows = WINDOWS.map((window) => ({ window, start: windowStart(window, now) }));
-  const caps = (await capsFor(q, scopes)).filter((c) => c.notifyOnly);
+  const caps = (await capsFor(q, [...touched.values()])).filter((c) => c.notifyOnly);
   const totals = await addToCounters(
     q,
-    scopes.flatMap((s) => windows.map(({ window, start }) => ({ scope: s.scope, scopeId: s.id, window, start, usd: fmt8(s.usd) }))),
+    shares,
+    WINDOWS.map((window) => ({ window, start: windowStart(window, now) })),
     caps.map((cap) => counterKey(cap.scope, counterIdOf(cap), cap.window)),
   );
   for (const cap of caps) {

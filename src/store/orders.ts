@@ -229,7 +229,7 @@ export interface TransitionRow {
   at: Date;
 }
 
-/** The order's status changes, oldest first (recorded by the orders_status_history trigger). */
+/** The order's status changes, oldest first (recorded by the orders_changed trigger). */
 export async function listOrderTransitions(q: Queryable, orderId: string): Promise<TransitionRow[]> {
   const { rows } = await q.query<TransitionRow>('SELECT * FROM order_transitions WHERE order_id = $1 ORDER BY id', [orderId]);
   return rows;

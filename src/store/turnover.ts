@@ -60,24 +60,31 @@ export async function counterValue(q: Queryable, scope: Scope, scopeId: string, 
 /** How `addToCounters` names a counter (of any window start) in its answer. */
 export const counterKey = (scope: Scope, scopeId: string, window: Window): string => `${scope}|${scopeId}|${window}`;
 
+/** The order every completion takes the counters in: by scope (this rank), then id (byte order), then window (as given). */
+const SCOPE_RANK_SQL = `CASE c.scope WHEN 'desk' THEN 0 WHEN 'merchant' THEN 1 WHEN 'platform' THEN 2 ELSE 3 END`;
+
 /**
- * Adds completed turnover to window counters in one statement, taking the counters in the order
- * given (callers keep to the one order every completion takes them in, so two never wait for each
- * other in a circle). Answers the new totals of the counters named in `wanted` (`counterKey`) that
- * it added to: the ones a notify-only cap reads.
+ * Adds completed turnover to the window counters, in one statement: each share (the USD of one
+ * order in one scope) goes to the counter of its scope in every window given, summed per counter
+ * by the database. Counters are taken in one order for every completion (scope, id, window), so
+ * two never wait for each other in a circle. Answers the new totals of the counters named in
+ * `wanted` (`counterKey`) that it added to: the ones a notify-only cap reads.
  */
 export async function addToCounters(
   q: Queryable,
-  adds: readonly { scope: Scope; scopeId: string; window: Window; start: Date; usd: string }[],
+  shares: { scopes: readonly Scope[]; scopeIds: readonly string[]; usd: readonly string[] },
+  windows: readonly { window: Window; start: Date }[],
   wanted: readonly string[],
 ): Promise<Map<string, string>> {
-  if (adds.length === 0) return new Map();
+  if (shares.scopes.length === 0 || windows.length === 0) return new Map();
   const insert = `INSERT INTO turnover_counters (scope, scope_id, win, window_start, completed_usd)
-     SELECT c.scope, c.scope_id, c.win, c.window_start, c.usd
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::numeric[]) WITH ORDINALITY AS c(scope, scope_id, win, window_start, usd, n)
-      ORDER BY c.n
+     SELECT c.scope, c.scope_id, w.win, w.start, sum(c.usd)
+       FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(scope, scope_id, usd)
+      CROSS JOIN unnest($4::text[], $5::timestamptz[]) WITH ORDINALITY AS w(win, start, n)
+      GROUP BY c.scope, c.scope_id, w.win, w.start, w.n
+      ORDER BY ${SCOPE_RANK_SQL}, c.scope_id COLLATE "C", w.n
      ON CONFLICT (scope, scope_id, win, window_start) DO UPDATE SET completed_usd = turnover_counters.completed_usd + excluded.completed_usd`;
-  const params = [adds.map((a) => a.scope), adds.map((a) => a.scopeId), adds.map((a) => a.window), adds.map((a) => a.start.toISOString()), adds.map((a) => a.usd)];
+  const params = [shares.scopes, shares.scopeIds, shares.usd, windows.map((w) => w.window), windows.map((w) => w.start.toISOString())];
   if (wanted.length === 0) {
     await q.query(insert, params);
     return new Map();
