@@ -74,10 +74,10 @@ export type CreditInput = store.CreditTerms;
 
 const lateMs = (ctx: Ctx) => ctx.config.reconcileLateHours * 3_600_000;
 
-function termsOf(c: store.CreditRow): CreditTerms {
-  const from = c.received_at;
+function termsOf(c: store.NewCredit): CreditTerms {
+  const from = c.receivedAt;
   // A date alone stands for the whole UTC day.
-  const to = c.date_only ? new Date(from.getTime() + 86_400_000 - 1) : from;
+  const to = c.dateOnly ? new Date(from.getTime() + 86_400_000 - 1) : from;
   return { amount: c.amount, currency: c.currency, receivedFrom: from, receivedTo: to, reference: c.reference };
 }
 
@@ -132,6 +132,11 @@ interface Recorded {
   duplicate: boolean;
 }
 
+/** Another transaction recorded one of the credits since this one looked: run again (`txWithRetry`), it is a duplicate then. */
+class RecordedMeanwhile extends Error {
+  readonly code = '40001';
+}
+
 /**
  * Records credits and matches the new ones, in the caller's transaction, with the outcome each
  * would have had alone, in list order: a credit matches the order its terms name (matching.ts), and
@@ -139,22 +144,41 @@ interface Recorded {
  * the provider already sent (same source id, also earlier in the list) is answered as recorded,
  * unchanged.
  *
- * A fixed number of statements for the whole list (record, requisites, orders of each amount, lock,
- * read again under the lock, the winners' rows, outcomes), plus each won order's confirmation. The
- * orders that could win are locked (in id order) before they are judged, and judged as they stand
- * under the lock, so a competing credit or an operator's confirmation on another instance is either
- * seen or waits for us: an order is never completed twice, and `credits.order_id` is unique besides.
+ * A fixed number of statements for the whole list (the credits sent before, requisites, orders of
+ * each amount, lock, read again under the lock, the credits with their outcomes), plus the won
+ * orders' confirmation. The orders that could win are locked (in id order) before they are judged,
+ * and judged as they stand under the lock, so a competing credit or an operator's confirmation on
+ * another instance is either seen or waits for us: an order is never completed twice, and
+ * `credits.order_id` is unique besides. Each credit is written once, with its outcome; one that
+ * another transaction recorded in the meantime makes this one run again (`txWithRetry`).
  */
 export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.CreditSource): Promise<Recorded[]> {
   const at = new Date(ctx.clock.now());
-  const fresh: store.NewCredit[] = inputs.map((input) => ({ ...input, id: newCreditId(at.getTime()), providerId, source, at }));
-  const insertedById = new Map((await store.insertCredits(q, fresh)).map((c) => [c.id, c]));
-  const newOnes = fresh.map((f, i) => ({ i, row: insertedById.get(f.id) })).filter((x): x is { i: number; row: store.CreditRow } => x.row !== undefined);
-  const settled = await settleCredits(q, ctx, newOnes.map((x) => x.row));
-  const bySource = new Map(settled.map((c) => [c.source_id, c]));
-  const earlier = inputs.filter((input) => !bySource.has(input.sourceId)).map((input) => input.sourceId);
-  for (const c of await store.creditsBySources(q, providerId, [...new Set(earlier)])) bySource.set(c.source_id, c);
-  return inputs.map((input, i) => ({ credit: bySource.get(input.sourceId)!, duplicate: !insertedById.has(fresh[i].id) }));
+  const bySource = new Map((await store.creditsBySources(q, providerId, [...new Set(inputs.map((i) => i.sourceId))])).map((c) => [c.source_id, c]));
+  // The first of the list for each source id not recorded before; the others are its duplicates.
+  const fresh = new Map<string, store.NewCredit>();
+  for (const input of inputs) {
+    if (!bySource.has(input.sourceId) && !fresh.has(input.sourceId)) fresh.set(input.sourceId, { ...input, id: newCreditId(at.getTime()), providerId, source, at });
+  }
+  const { settled, winners } = await judgeCredits(q, ctx, [...fresh.values()]);
+  const recorded = await store.insertCredits(q, settled);
+  if (recorded.length !== settled.length) throw new RecordedMeanwhile('a credit of the list was recorded by another transaction meanwhile');
+  for (const c of recorded) bySource.set(c.source_id, c);
+  // Every won order confirmed at once, as the confirm action confirms one, audited by the matcher
+  // with its credit: the rows other transactions wait for are taken last.
+  const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
+  await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byKey(a.id, b.id)), {
+    action: 'confirm', appealComment: 'payment confirmed', audit: { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null },
+  });
+  if (winners.length) ctx.log.info({ matched: winners.length, credits: settled.length }, 'credits matched');
+  // The list's first credit of a source id recorded now is new; every other is a duplicate.
+  const answered = new Set<string>();
+  return inputs.map((input) => {
+    const credit = bySource.get(input.sourceId)!;
+    const isNew = fresh.get(input.sourceId)?.id === credit.id && !answered.has(input.sourceId);
+    answered.add(input.sourceId);
+    return { credit, duplicate: !isNew };
+  });
 }
 
 /** Records one credit and matches it, in the caller's transaction (see `recordCredits`). */
@@ -162,12 +186,14 @@ export async function recordCredit(q: Queryable, ctx: Ctx, providerId: string, i
   return (await recordCredits(q, ctx, providerId, [input], source))[0];
 }
 
-/** Matches credits just recorded, in list order, inside their transaction; answers them as they now stand. */
-async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[]): Promise<store.CreditRow[]> {
-  if (credits.length === 0) return [];
-  const now = new Date(ctx.clock.now());
+/**
+ * The outcome of each new credit, in list order, inside its transaction, and the orders they win,
+ * locked: what `recordCredits` writes.
+ */
+async function judgeCredits(q: Queryable, ctx: Ctx, credits: store.NewCredit[]): Promise<{ settled: store.SettledCredit[]; winners: { order: OrderRow; creditId: string }[] }> {
+  if (credits.length === 0) return { settled: [], winners: [] };
   const late = lateMs(ctx);
-  const providerId = credits[0].provider_id;
+  const providerId = credits[0].providerId;
   const requisitesOf = new Map<string, string[]>();
   for (const r of await store.requisitesByAccounts(q, providerId, [...new Set(credits.map((c) => normalizeAccount(c.account)))])) {
     requisitesOf.set(r.account, [...(requisitesOf.get(r.account) ?? []), r.requisite_id]);
@@ -233,32 +259,23 @@ async function settleCredits(q: Queryable, ctx: Ctx, credits: store.CreditRow[])
     outcomes = judge(await nearOrders(q, lonely, NEAR_MAX + claimed));
   }
 
-  const results: (store.CreditOutcome & { id: string; requisiteId: string | null })[] = [];
+  const settled: store.SettledCredit[] = [];
   const winners: { order: OrderRow; creditId: string }[] = [];
   for (const [k, c] of credits.entries()) {
     const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
     const outcome = outcomes[k];
     if (!requisiteIds) {
-      results.push({ id: c.id, status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: [] });
+      settled.push({ ...c, status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: [] });
     } else if (!outcome.matched) {
-      results.push({ id: c.id, status: 'unmatched', reason: outcome.reason, requisiteId: requisiteIds[0], orderId: null, matchedBy: null, candidates: outcome.candidates });
+      settled.push({ ...c, status: 'unmatched', reason: outcome.reason, requisiteId: requisiteIds[0], orderId: null, matchedBy: null, candidates: outcome.candidates });
     } else {
       const order = locked.get(outcome.orderId)!;
       const won = sameAmount.get(k)!.find((o) => o.id === order.id)!;
       winners.push({ order, creditId: c.id });
-      results.push({ id: c.id, status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] });
+      settled.push({ ...c, status: 'matched', reason: null, requisiteId: won.requisite_id, orderId: order.id, matchedBy: outcome.by, candidates: [] });
     }
   }
-  // The outcomes first (rows of these credits only), then every won order confirmed at once, as the
-  // confirm action confirms one, audited by the matcher with its credit: the rows other transactions
-  // wait for are taken last.
-  const byId = new Map((await store.setCreditOutcomes(q, results, now)).map((c) => [c.id, c]));
-  const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
-  await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byKey(a.id, b.id)), {
-    action: 'confirm', appealComment: 'payment confirmed', audit: { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null },
-  });
-  if (winners.length) ctx.log.info({ matched: winners.length, credits: credits.length }, 'credits matched');
-  return credits.map((c) => byId.get(c.id)!);
+  return { settled, winners };
 }
 
 /** PostgreSQL's deadlock and serialization failures: the transaction did nothing and may simply run again. */
@@ -501,7 +518,7 @@ export interface OperatorCreditInput {
 
 /** `POST /admin/v1/credits`: recorded and matched like any other; `created` false for a repeated source id. */
 export async function createOperatorCredit(ctx: Ctx, input: OperatorCreditInput): Promise<{ credit: CreditView; created: boolean }> {
-  return ctx.db.tx(async (q) => {
+  return txWithRetry(ctx, async (q) => {
     const provider = await poolProvider(q, input.providerId);
     const credit: CreditInput = {
       sourceId: text(input.sourceId ?? `op_${randomId26()}`, 'sourceId', 255, false)!,

@@ -58,14 +58,16 @@ export interface NewCredit extends CreditTerms {
   at: Date;
 }
 
+/** A new credit with the outcome its matching gave it (its requisite: the account's, when known). */
+export type SettledCredit = NewCredit & CreditOutcome & { requisiteId: string | null };
+
 /**
- * Records credits as unmatched, in one statement, skipping those whose `(providerId, sourceId)` is
- * recorded already (also earlier in the same list): the rows recorded now, in no particular order.
- * Rows go in sorted by source id, so two transactions recording overlapping lists wait for each
- * other in the same order. A concurrent transaction inserting the same pair makes this one wait
- * for its outcome.
+ * Records credits with their outcomes, in one statement, skipping those whose `(providerId,
+ * sourceId)` is recorded already: the rows recorded now, in no particular order. Rows go in sorted
+ * by source id, so two transactions recording overlapping lists wait for each other in the same
+ * order; a concurrent transaction inserting the same pair makes this one wait for its outcome.
  */
-export async function insertCredits(q: Queryable, cs: NewCredit[]): Promise<CreditRow[]> {
+export async function insertCredits(q: Queryable, cs: readonly SettledCredit[]): Promise<CreditRow[]> {
   if (cs.length === 0) return [];
   const items = [...cs]
     .sort((a, b) => byKey(a.sourceId, b.sourceId))
@@ -73,12 +75,16 @@ export async function insertCredits(q: Queryable, cs: NewCredit[]): Promise<Cred
       n,
       id: c.id, provider_id: c.providerId, account: c.account, amount: c.amount, currency: c.currency, received_at: c.receivedAt.toISOString(),
       date_only: c.dateOnly, payer: c.payer, reference: c.reference, source: c.source, source_id: c.sourceId, at: c.at.toISOString(),
+      status: c.status, reason: c.reason, requisite_id: c.requisiteId, order_id: c.orderId, matched_by: c.matchedBy, candidates: c.candidates,
     }));
   const { rows } = await q.query<CreditRow>(
-    `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id, status, created_at, updated_at)
-     SELECT i.id, i.provider_id, i.account, i.amount, i.currency, i.received_at, i.date_only, i.payer, i.reference, i.source, i.source_id, 'unmatched', i.at, i.at
+    `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id,
+                          status, reason, requisite_id, order_id, matched_by, candidates, created_at, updated_at)
+     SELECT i.id, i.provider_id, i.account, i.amount, i.currency, i.received_at, i.date_only, i.payer, i.reference, i.source, i.source_id,
+            i.status, i.reason, i.requisite_id, i.order_id, i.matched_by, i.candidates, i.at, i.at
        FROM jsonb_to_recordset($1::jsonb) AS i(n int, id text, provider_id text, account text, amount numeric, currency text, received_at timestamptz,
-            date_only boolean, payer text, reference text, source text, source_id text, at timestamptz)
+            date_only boolean, payer text, reference text, source text, source_id text, at timestamptz,
+            status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb)
       ORDER BY i.n
      ON CONFLICT (provider_id, source_id) DO NOTHING RETURNING *`,
     [JSON.stringify(items)],
@@ -102,26 +108,6 @@ export async function requisitesByAccounts(q: Queryable, providerId: string, acc
     `SELECT a.account, r.id AS requisite_id FROM requisite_accounts a JOIN requisites r ON r.id = a.requisite_id
       WHERE a.provider_id = $1 AND a.account = ANY($2::text[]) ORDER BY a.account, (r.state = 'active') DESC, r.seq`,
     [providerId, accounts],
-  );
-  return rows;
-}
-
-/**
- * Records the outcomes of many credits in one statement; answers the credits as they now stand.
- * Each outcome as in `setCreditOutcome`, with its requisite always given.
- */
-export async function setCreditOutcomes(q: Queryable, os: (CreditOutcome & { id: string; requisiteId: string | null })[], at: Date): Promise<CreditRow[]> {
-  if (os.length === 0) return [];
-  const items = os.map((o) => ({
-    id: o.id, status: o.status, reason: o.reason, requisite_id: o.requisiteId, order_id: o.orderId, matched_by: o.matchedBy, candidates: o.candidates,
-  }));
-  const { rows } = await q.query<CreditRow>(
-    `UPDATE credits c SET status = i.status, reason = i.reason, requisite_id = i.requisite_id, order_id = i.order_id, matched_by = i.matched_by,
-            candidates = i.candidates, updated_at = $2
-       FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb)
-      WHERE c.id = i.id AND c.id = ANY($3::text[]) RETURNING c.*`,
-    // The ids again as an array: the planner then finds the rows by their key instead of hashing a scan of every credit.
-    [JSON.stringify(items), at, items.map((i) => i.id)],
   );
   return rows;
 }

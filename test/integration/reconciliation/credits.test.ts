@@ -86,6 +86,19 @@ describe('the feed: POST /providers/v1/{providerId}/credits', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('a transactionId twice in one request is one credit: the first is recorded and matched, the second answers it as a duplicate', async () => {
+    const o = await placed(h, desk, 923);
+    const item = credit(h, o.payment.card ?? o.payment.phone, '923.00');
+    const res = await feed(h, p, { credits: [item, { ...item, amount: '5.00' }] });
+    expect(res.statusCode, res.body).toBe(200);
+    const [first, second] = json(res).result.credits;
+    expect(first).toMatchObject({ transactionId: item.transactionId, status: 'matched', orderId: o.id, duplicate: false });
+    expect(second).toEqual({ ...first, duplicate: true });
+    const { rows } = await h.ctx.db.query<{ amount: string }>('SELECT amount FROM credits WHERE source_id = $1', [item.transactionId]);
+    expect(rows.map((r) => r.amount)).toEqual(['923.00']);
+    expect(await ledger(o.id)).toHaveLength(1);
+  });
+
   it('compares accounts without spaces, dashes and letter case; answers items in order', async () => {
     const phoneOnly = await pool([{ phone: '+7 900 111-22-33', holder: 'B' }]);
     const a = await placed(h, desk, 501, { rail: 'Sbp' });
