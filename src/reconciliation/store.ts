@@ -94,7 +94,14 @@ export async function insertCredits(q: Queryable, cs: readonly SettledCredit[]):
 
 export async function creditsBySources(q: Queryable, providerId: string, sourceIds: string[]): Promise<CreditRow[]> {
   if (sourceIds.length === 0) return [];
-  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE provider_id = $1 AND source_id = ANY($2::text[])', [providerId, sourceIds]);
+  // Each by the unique key, one lookup per source id (LATERAL, kept apart by OFFSET 0): a plan made
+  // while the table was small may otherwise read every credit of the provider and filter them, a
+  // read that grows with history.
+  const { rows } = await q.query<CreditRow>(
+    `SELECT c.* FROM unnest($2::text[]) AS s(source_id)
+       CROSS JOIN LATERAL (SELECT * FROM credits WHERE provider_id = $1 AND source_id = s.source_id OFFSET 0) c`,
+    [providerId, sourceIds],
+  );
   return rows;
 }
 
