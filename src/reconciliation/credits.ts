@@ -174,10 +174,9 @@ export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, 
   // The list's first credit of a source id recorded now is new; every other is a duplicate.
   const answered = new Set<string>();
   return inputs.map((input) => {
-    const credit = bySource.get(input.sourceId)!;
-    const isNew = fresh.get(input.sourceId)?.id === credit.id && !answered.has(input.sourceId);
+    const duplicate = !fresh.has(input.sourceId) || answered.has(input.sourceId);
     answered.add(input.sourceId);
-    return { credit, duplicate: !isNew };
+    return { credit: bySource.get(input.sourceId)!, duplicate };
   });
 }
 
