@@ -14,6 +14,7 @@ import { dbNonceStore, redisNonceStore } from './services/nonces.js';
 import { createRateLimits } from './services/rateLimits.js';
 import { openPg, openPglite, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { removeStaleSpools } from './reconciliation/statements/index.js';
 import { lockDataDir } from './store/dataDirLock.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
@@ -136,6 +137,9 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
   const log = opts.log ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase(config));
   await migrate(db);
+  // A process killed while it read a statement leaves its temporary folder behind.
+  const stale = await removeStaleSpools();
+  if (stale > 0) log.info({ removed: stale }, 'temporary statement files of stopped processes removed');
   const box = new SecretBox(resolveMasterKey(config));
   const admin = await resolveAdminToken(config, db);
   // No offline queue: while Redis is down a command fails at once (503) instead of piling up; the

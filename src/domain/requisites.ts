@@ -25,14 +25,53 @@ export function normalizeAccount(account: string): string {
   return account.replace(/[\s-]/g, '').toLowerCase();
 }
 
-/** The normalised accounts of a requisite's payment keys, each once. */
+/** A card, account or phone number written with separators only: spaces, dashes, dots, slashes, brackets, a plus. */
+const NUMBER_WRITTEN = /^[\d\s\-()./+]+$/;
+const digitsOf = (v: string) => v.replace(/\D/g, '');
+
+/**
+ * A phone as banks write it, by its last 10 digits: `+7 (900) 000-00-01`, `8 900 000 00 01` and
+ * `79000000001` are one phone (the country code or the trunk prefix 8 or 0 stand before the 10
+ * digits of the national number in Russia, Kazakhstan and India alike).
+ */
+const phoneKey = (digits: string) => `tel:${digits.slice(-10)}`;
+
+/**
+ * The keys a requisite's account is found by: as written without spaces, dashes and case; by its
+ * digits when it is a number; a phone also by its national number.
+ */
 export function accountsOf(payment: Readonly<Record<string, string | null>>): string[] {
   const out = new Set<string>();
   for (const k of ACCOUNT_KEYS) {
     const v = payment[k];
-    if (typeof v === 'string' && normalizeAccount(v) !== '') out.add(normalizeAccount(v));
+    if (typeof v !== 'string' || normalizeAccount(v) === '') continue;
+    out.add(normalizeAccount(v));
+    if (NUMBER_WRITTEN.test(v) && digitsOf(v) !== '') out.add(digitsOf(v));
+    if (k === 'phone' && digitsOf(v).length >= 10) out.add(phoneKey(digitsOf(v)));
   }
   return [...out];
+}
+
+/** A masked account as bank messages show it: `*1234`, `2200 **** **** 1234`, `…1234`, `2200XXXXXXXX1234`. */
+const MASK = /[*•…]|\.{3}|X{4,}/;
+
+/**
+ * How a credit's written account is looked up among the requisites: the keys it may be stored
+ * under (see `accountsOf`), or, when it is masked, the digits it ends with (at least 4), which name
+ * the one requisite whose account ends so.
+ */
+export function accountLookup(written: string): { keys: string[]; tail: string | null } {
+  if (MASK.test(written)) {
+    const tail = /(\d{4,})\D*$/.exec(written)?.[1] ?? null;
+    return { keys: [], tail };
+  }
+  const keys = new Set([normalizeAccount(written)]);
+  if (NUMBER_WRITTEN.test(written)) {
+    const digits = digitsOf(written);
+    if (digits !== '') keys.add(digits);
+    if (digits.length >= 10 && digits.length <= 13) keys.add(phoneKey(digits));
+  }
+  return { keys: [...keys].filter((k) => k !== ''), tail: null };
 }
 
 /** The payment keys of one requisite: known keys only, strings or null, at least one payable detail. */

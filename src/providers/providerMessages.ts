@@ -104,6 +104,31 @@ export function verifySignedHeaders(input: {
 }
 
 /**
+ * What the signing headers alone can tell, before a byte of the body is read: all four present,
+ * the time within the skew, the event id well formed and the key the expected one. A request that
+ * fails here costs the gateway no body; one that passes still has its signature checked over the
+ * body (`verifySignedHeaders`).
+ */
+export function precheckSignedHeaders(input: {
+  headers: Record<string, string | string[] | undefined>;
+  expectedKey: string;
+  nowMs: number;
+  maxSkewSec?: number;
+}): { ok: true } | { ok: false; reason: string } {
+  const key = headerValue(input.headers, 'x-gate-key');
+  const ts = headerValue(input.headers, 'x-gate-ts');
+  const eventId = headerValue(input.headers, 'x-gate-event-id');
+  const sign = headerValue(input.headers, 'x-gate-sign');
+  if (key === undefined || ts === undefined || eventId === undefined || sign === undefined) return { ok: false, reason: 'signing headers missing' };
+  if (!TS_SEC.test(ts)) return { ok: false, reason: 'X-Gate-Ts is not an integer number of seconds' };
+  const maxSkewSec = input.maxSkewSec ?? DEFAULT_MAX_SKEW_SEC;
+  if (Math.abs(input.nowMs / 1000 - Number(ts)) > maxSkewSec) return { ok: false, reason: `X-Gate-Ts more than ${maxSkewSec} s from the gateway clock` };
+  if (!EVENT_ID.test(eventId)) return { ok: false, reason: 'X-Gate-Event-Id malformed' };
+  if (!constantTimeEquals(key, input.expectedKey)) return { ok: false, reason: 'key or signature mismatch' };
+  return { ok: true };
+}
+
+/**
  * Verifies and parses one provider → gateway event (`POST /providers/v1/{providerId}/events`).
  * Authentication comes first and covers the raw bytes; only a well-signed body is parsed, so
  * an unsigned caller can never learn anything from the shape checks (400 only after a pass).

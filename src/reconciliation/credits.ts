@@ -6,12 +6,6 @@
  * by `matcher` naming the credit. Unmatched credits wait for a person to match or ignore them.
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Decimal } from 'decimal.js';
 import type { Ctx } from '../context.js';
 import { isIsoCurrency } from '../domain/catalogue.js';
@@ -21,19 +15,21 @@ import { dec, fmt2 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId, randomId26 } from '../ids.js';
 import { parseStrictJson } from '../json.js';
-import { verifySignedHeaders } from '../providers/providerMessages.js';
+import { precheckSignedHeaders, verifySignedHeaders } from '../providers/providerMessages.js';
 import { completeManyInTx } from '../services/completions.js';
 import { confirmInTx } from '../services/orderActions.js';
 import { pageOf } from '../services/paging.js';
-import { insertAuditEntry } from '../store/audit.js';
+import { insertAuditEntries, insertAuditEntry } from '../store/audit.js';
 import type { Queryable } from '../store/db.js';
 import { getOrderById, type OrderRow } from '../store/orders.js';
 import { getProvider, type ProviderRow } from '../store/providers.js';
-import { normalizeAccount } from '../domain/requisites.js';
+import { accountLookup, normalizeAccount } from '../domain/requisites.js';
 import { CREATED_AFTER_MONEY_MS, matchCredit, NEAR_MAX, type CreditTerms, type MatchableOrder, type MatchOutcome } from './matching.js';
 import { bookingDateTime, positiveAmount } from './statements/fields.js';
-import { openStatement, StatementInvalidError, statementKindOf, type StatementBody, type StatementCredit, type StatementKind, type StatementProblem, type StatementTotals } from './statements/index.js';
+import type { StatementEntry } from './statements/types.js';
+import * as statementStore from './statementStore.js';
 import * as store from './store.js';
+import { termsKey } from './store.js';
 
 export const newCreditId = (atMs: number): string => newHistoryId('crd', atMs);
 
@@ -42,8 +38,6 @@ export const FEED_MAX_ITEMS = 500;
 export const FEED_MAX_BYTES = 1024 * 1024;
 /** A credit cannot have arrived more than 5 minutes in the sender's future (clock skew). */
 export const FUTURE_SKEW_MS = 5 * 60_000;
-/** Credits of one statement are recorded this many to a transaction. */
-const STATEMENT_BATCH = 500;
 
 export function creditView(c: store.CreditRow) {
   return {
@@ -56,6 +50,7 @@ export function creditView(c: store.CreditRow) {
     receivedAt: isoSeconds(c.received_at),
     payer: c.payer,
     reference: c.reference,
+    bankReference: c.bank_reference,
     source: c.source,
     sourceId: c.source_id,
     status: c.status,
@@ -88,6 +83,8 @@ const matchable = (r: store.MatchableOrderRow): MatchableOrder => ({
   status: r.status,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
+  // A Canceled order closed at its cancel (or expiry); Completed ones are no candidates anyway.
+  closedAt: r.status === 'Canceled' ? r.finished_at : null,
   payerReference: r.payer_reference,
   matchedByCredit: r.matched_credit_id !== null,
 });
@@ -127,80 +124,243 @@ async function nearOrders(q: Queryable, probes: readonly store.OrderProbe[], lim
   return out;
 }
 
-interface Recorded {
+/** What became of one item or entry: the credit it is, and whether that credit was recorded before. */
+export interface Recorded {
   credit: store.CreditRow;
   duplicate: boolean;
+  /** The credit it repeats, when a duplicate. */
+  duplicateOf: string | null;
+  /** `TRANSACTION_ID_REUSED`: the id was sent before with other terms, so this is another payment. */
+  warnings: string[];
 }
 
-/** Another transaction recorded one of the credits since this one looked: run again (`txWithRetry`), it is a duplicate then. */
+/** Another transaction recorded one of the items since this one looked: run again (`txWithRetry`), it is a duplicate then. */
 class RecordedMeanwhile extends Error {
   readonly code = '40001';
 }
 
+/** The UTC day of an instant, `YYYY-MM-DD`: the booking day of a credit's terms. */
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** The requisites an account names (null: none), those a masked one may be, and the key the credit's terms use for it. */
+interface ResolvedAccount {
+  requisiteIds: string[] | null;
+  /** For a masked account that names no single requisite: the requisites it may be. */
+  maybe: string[];
+  key: string;
+}
+
 /**
- * Records credits and matches the new ones, in the caller's transaction, with the outcome each
- * would have had alone, in list order: a credit matches the order its terms name (matching.ts), and
- * an order won by an earlier credit of the list is matched already for the later ones. A credit
- * the provider already sent (same source id, also earlier in the list) is answered as recorded,
- * unchanged.
- *
- * A fixed number of statements for the whole list (the credits sent before, requisites, orders of
- * each amount, lock, read again under the lock, the credits with their outcomes), plus the won
- * orders' confirmation. The orders that could win are locked (in id order) before they are judged,
- * and judged as they stand under the lock, so a competing credit or an operator's confirmation on
- * another instance is either seen or waits for us: an order is never completed twice, and
- * `credits.order_id` is unique besides. Each credit is written once, with its outcome; one that
- * another transaction recorded in the meantime makes this one run again (`txWithRetry`).
+ * Names each account's requisites as banks write accounts (domain/requisites.ts `accountLookup`):
+ * by the keys it may be stored under, or, masked, by the one requisite whose account ends with its
+ * digits. Its key in the credit's terms is the first of them (active first), so two writings of one
+ * account are one; an account that names none keys by its written form.
  */
-export async function recordCredits(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.CreditSource): Promise<Recorded[]> {
-  const at = new Date(ctx.clock.now());
-  const bySource = new Map((await store.creditsBySources(q, providerId, [...new Set(inputs.map((i) => i.sourceId))])).map((c) => [c.source_id, c]));
-  // The first of the list for each source id not recorded before; the others are its duplicates.
-  const fresh = new Map<string, store.NewCredit>();
-  for (const input of inputs) {
-    if (!bySource.has(input.sourceId) && !fresh.has(input.sourceId)) fresh.set(input.sourceId, { ...input, id: newCreditId(at.getTime()), providerId, source, at });
+async function resolveAccounts(q: Queryable, providerId: string, accounts: readonly string[]): Promise<Map<string, ResolvedAccount>> {
+  const distinct = [...new Set(accounts)];
+  const lookups = new Map(distinct.map((a) => [a, accountLookup(a)]));
+  const idsByKey = new Map<string, string[]>();
+  for (const r of await store.requisitesByAccounts(q, providerId, [...new Set([...lookups.values()].flatMap((l) => l.keys))])) {
+    idsByKey.set(r.account, [...(idsByKey.get(r.account) ?? []), r.requisite_id]);
   }
-  const { settled, winners } = await judgeCredits(q, ctx, [...fresh.values()]);
-  const recorded = await store.insertCredits(q, settled);
-  if (recorded.length !== settled.length) throw new RecordedMeanwhile('a credit of the list was recorded by another transaction meanwhile');
-  for (const c of recorded) bySource.set(c.source_id, c);
-  // Every won order confirmed at once, as the confirm action confirms one, audited by the matcher
-  // with its credit: the rows other transactions wait for are taken last.
+  const byTail = new Map<string, string[]>();
+  for (const r of await store.requisitesByTails(q, providerId, [...new Set([...lookups.values()].flatMap((l) => (l.tail ? [l.tail] : [])))])) {
+    byTail.set(r.tail, [...(byTail.get(r.tail) ?? []), r.requisite_id]);
+  }
+  return new Map(distinct.map((a) => {
+    const l = lookups.get(a)!;
+    const found = l.keys.map((k) => idsByKey.get(k)).find((ids) => ids !== undefined) ?? null;
+    const tailed = l.tail ? (byTail.get(l.tail) ?? []) : [];
+    const ids = found ?? (tailed.length === 1 ? tailed : null);
+    return [a, { requisiteIds: ids, maybe: ids ? [] : tailed, key: ids ? ids[0] : `raw:${normalizeAccount(a)}` }];
+  }));
+}
+
+/** Two bank references can name the same money unless both are known and differ. */
+const compatible = (a: string | null, b: string | null): boolean => a === null || b === null || a === b;
+
+/**
+ * Judges new credits (their orders locked), writes them with their outcomes and confirms the
+ * orders they won, audited by the matcher with each credit: the rows written, in list order.
+ */
+async function writeNewCredits(q: Queryable, ctx: Ctx, fresh: store.NewCredit[], accounts: Map<string, ResolvedAccount>): Promise<store.CreditRow[]> {
+  if (fresh.length === 0) return [];
+  const { settled, winners } = await judgeCredits(q, ctx, fresh, accounts);
+  const written = new Map((await store.insertCredits(q, settled)).map((c) => [c.id, c]));
+  // Every won order confirmed at once, as the confirm action confirms one: the rows other
+  // transactions wait for are taken last.
   const creditOf = new Map(winners.map((w) => [w.order.id, w.creditId]));
   await completeManyInTx(q, ctx, winners.map((w) => w.order).sort((a, b) => byKey(a.id, b.id)), {
     action: 'confirm', appealComment: 'payment confirmed', audit: { actor: 'matcher', detail: (o) => creditOf.get(o.id) ?? null },
   });
   if (winners.length) ctx.log.info({ matched: winners.length, credits: settled.length }, 'credits matched');
-  // The list's first credit of a source id recorded now is new; every other is a duplicate.
-  const answered = new Set<string>();
-  return inputs.map((input) => {
-    const duplicate = !fresh.has(input.sourceId) || answered.has(input.sourceId);
-    answered.add(input.sourceId);
-    return { credit: bySource.get(input.sourceId)!, duplicate };
+  return fresh.map((c) => written.get(c.id)!);
+}
+
+/**
+ * Records items of the feed, a device or a person (each with its own id) and matches the new
+ * credits, in the caller's transaction, in list order (reconciliation contract, credit identity):
+ *  - the id sent before with the same terms (account, currency, amount, booking day) is a
+ *    duplicate of the credit it made;
+ *  - else the money a statement recorded with those terms that no item of this source names yet
+ *    (earliest first, bank references not contradicting) is this item's money: found, not doubled;
+ *  - else a new credit, with `TRANSACTION_ID_REUSED` when the id came before with other terms.
+ * The terms are locked first, so a statement or another instance deciding the same money waits.
+ */
+export async function recordItems(q: Queryable, ctx: Ctx, providerId: string, inputs: CreditInput[], source: store.ItemSource): Promise<Recorded[]> {
+  const at = new Date(ctx.clock.now());
+  const accounts = await resolveAccounts(q, providerId, inputs.map((i) => i.account));
+  const items = inputs.map((i) => ({ ...i, sourceId: i.sourceId!, accountKey: accounts.get(i.account)!.key, bookingDay: dayOf(i.receivedAt) }));
+  const keyOf = (t: { accountKey: string; currency: string; amount: string; bookingDay: string }) => termsKey({ providerId, ...t });
+  await store.lockTerms(q, items.map(keyOf));
+  const sentBefore = await store.itemsByIds(q, providerId, source, items.map((i) => i.sourceId));
+  const kOf = new Map<string, number>();
+  for (const i of items) if (!kOf.has(keyOf(i))) kOf.set(keyOf(i), kOf.size);
+  const known = new Map<number, store.TermsCreditRow[]>();
+  const terms = [...kOf.entries()].map(([key, k]) => ({ k, ...items.find((i) => keyOf(i) === key)! }));
+  for (const c of await store.creditsByTerms(q, providerId, terms, { statementId: null, source })) known.set(c.k, [...(known.get(c.k) ?? []), c]);
+
+  type Decision = { kind: 'duplicate' | 'found'; creditId: string; reused: boolean } | { kind: 'new'; credit: store.NewCredit; reused: boolean };
+  const seen = new Map<string, Decision>(); // id + terms → the decision of its first item in this list
+  const idsSeen = new Set<string>();
+  const claimed = new Set<string>();
+  const decisions: Decision[] = items.map((item) => {
+    const itemKey = `${item.sourceId}\u0000${keyOf(item)}`;
+    const earlier = seen.get(itemKey);
+    if (earlier) return { kind: 'duplicate', creditId: earlier.kind === 'new' ? earlier.credit.id : earlier.creditId, reused: false };
+    const before = sentBefore.find((r) => r.source_id === item.sourceId && r.account_key === item.accountKey && r.currency === item.currency
+      && dec(r.amount).eq(item.amount) && r.booking_day === item.bookingDay);
+    const reused = !before && (idsSeen.has(item.sourceId) || sentBefore.some((r) => r.source_id === item.sourceId));
+    idsSeen.add(item.sourceId);
+    let d: Decision;
+    if (before) d = { kind: 'duplicate', creditId: before.credit_id, reused: false };
+    else {
+      const statementMoney = (known.get(kOf.get(keyOf(item))!) ?? []).find((c) => c.in_statement && !c.has_item_of_source && !claimed.has(c.id)
+        && compatible(c.bank_reference, item.bankReference));
+      if (statementMoney) {
+        claimed.add(statementMoney.id);
+        d = { kind: 'found', creditId: statementMoney.id, reused };
+      } else {
+        d = { kind: 'new', reused, credit: { ...item, id: newCreditId(at.getTime()), providerId, source, at, statementId: null } };
+      }
+    }
+    seen.set(itemKey, d);
+    return d;
+  });
+
+  const fresh = decisions.flatMap((d) => (d.kind === 'new' ? [d.credit] : []));
+  const written = await writeNewCredits(q, ctx, fresh, accounts);
+  // Each id with its terms is recorded once: for a new credit and for money a statement had found.
+  const firsts = [...seen.values()];
+  const itemRows = items.flatMap((item) => {
+    const d = seen.get(`${item.sourceId}\u0000${keyOf(item)}`)!;
+    if (d.kind === 'duplicate' || !firsts.includes(d)) return [];
+    firsts.splice(firsts.indexOf(d), 1);
+    return [{ providerId, source, sourceId: item.sourceId, accountKey: item.accountKey, currency: item.currency, amount: item.amount, bookingDay: item.bookingDay,
+      creditId: d.kind === 'new' ? d.credit.id : d.creditId, at }];
+  });
+  if ((await store.insertItems(q, itemRows)) !== itemRows.length) throw new RecordedMeanwhile('an item of the list was recorded by another transaction meanwhile');
+  const rows = new Map(written.map((c) => [c.id, c]));
+  for (const c of await store.creditsByIds(q, decisions.flatMap((d) => (d.kind === 'new' ? [] : [d.creditId])))) rows.set(c.id, c);
+  return decisions.map((d) => {
+    const creditId = d.kind === 'new' ? d.credit.id : d.creditId;
+    return {
+      credit: rows.get(creditId)!,
+      duplicate: d.kind !== 'new',
+      duplicateOf: d.kind === 'new' ? null : creditId,
+      warnings: d.reused ? ['TRANSACTION_ID_REUSED'] : [],
+    };
   });
 }
 
-/** Records one credit and matches it, in the caller's transaction (see `recordCredits`). */
-export async function recordCredit(q: Queryable, ctx: Ctx, providerId: string, input: CreditInput, source: store.CreditSource): Promise<Recorded> {
-  return (await recordCredits(q, ctx, providerId, [input], source))[0];
+/** Records one item and matches it, in the caller's transaction (see `recordItems`). */
+export async function recordItem(q: Queryable, ctx: Ctx, providerId: string, input: CreditInput, source: store.ItemSource): Promise<Recorded> {
+  return (await recordItems(q, ctx, providerId, [input], source))[0];
+}
+
+/** What a statement entry became. */
+export interface EntryOutcome {
+  index: number;
+  outcome: 'new' | 'duplicate' | 'skipped' | 'unreadable';
+  credit: store.CreditRow | null;
+}
+
+/**
+ * Records a batch of a statement's entries, in the caller's transaction (reconciliation contract,
+ * credit identity). Each readable credit entry is the same money as
+ *  (a) a credit an entry of an earlier statement evidences, with the same terms and the same
+ *      bank reference (or neither having one); a credit recorded before statements were kept
+ *      stands for any reference, once;
+ *  (b) else a credit of the same terms from the feed, a device or a person that no statement
+ *      evidences yet, earliest first, bank references not contradicting;
+ *  (c) else a new credit, matched like any other.
+ * A credit is evidenced by at most one entry of a statement, so two equal payments in one file are
+ * two credits. Debits and the rest are kept as `skipped`, unreadable entries as `unreadable`.
+ */
+export async function recordStatementEntries(q: Queryable, ctx: Ctx, providerId: string, statementId: string, entries: readonly StatementEntry[]): Promise<EntryOutcome[]> {
+  const at = new Date(ctx.clock.now());
+  const credits = entries.filter((e) => e.kind === 'credit' && e.problem === null) as (StatementEntry & { account: string; amount: string; currency: string; receivedAt: string })[];
+  const accounts = await resolveAccounts(q, providerId, credits.map((e) => e.account));
+  const terms = credits.map((e) => ({ e, accountKey: accounts.get(e.account)!.key, currency: e.currency, amount: e.amount, bookingDay: e.receivedAt.slice(0, 10) }));
+  const keyOf = (t: { accountKey: string; currency: string; amount: string; bookingDay: string }) => termsKey({ providerId, ...t });
+  await store.lockTerms(q, terms.map(keyOf));
+  const kOf = new Map<string, number>();
+  for (const t of terms) if (!kOf.has(keyOf(t))) kOf.set(keyOf(t), kOf.size);
+  const probe = [...kOf.entries()].map(([key, k]) => ({ k, ...terms.find((t) => keyOf(t) === key)! }));
+  const known = new Map<number, store.TermsCreditRow[]>();
+  for (const c of await store.creditsByTerms(q, providerId, probe, { statementId, source: null })) known.set(c.k, [...(known.get(c.k) ?? []), c]);
+  const claimed = new Set([...known.values()].flat().filter((c) => c.in_this_statement).map((c) => c.id));
+
+  const fresh: store.NewCredit[] = [];
+  const found: { creditId: string; bankReference: string | null }[] = [];
+  const creditOf = new Map<number, { id: string; outcome: 'new' | 'duplicate' }>();
+  for (const t of terms) {
+    const { e } = t;
+    const cands = known.get(kOf.get(keyOf(t))!) ?? [];
+    const same =
+      cands.find((c) => c.in_statement && !claimed.has(c.id) && (c.legacy_statement || c.entry_refs.some((r) => r === e.bankReference))) ??
+      cands.find((c) => !c.in_statement && !claimed.has(c.id) && compatible(c.bank_reference, e.bankReference));
+    if (same) {
+      claimed.add(same.id);
+      found.push({ creditId: same.id, bankReference: e.bankReference });
+      creditOf.set(e.index, { id: same.id, outcome: 'duplicate' });
+      continue;
+    }
+    const id = newCreditId(at.getTime());
+    fresh.push({
+      id, providerId, source: 'statement', at, statementId, accountKey: t.accountKey, bookingDay: t.bookingDay,
+      sourceId: e.sourceId, account: e.account, amount: e.amount, currency: e.currency, receivedAt: new Date(e.receivedAt), dateOnly: e.dateOnly,
+      payer: e.payer, reference: e.reference, bankReference: e.bankReference,
+    });
+    creditOf.set(e.index, { id, outcome: 'new' });
+  }
+  const written = await writeNewCredits(q, ctx, fresh, accounts);
+  await store.markInStatement(q, found, at);
+  const rows = new Map(written.map((c) => [c.id, c]));
+  for (const c of await store.creditsByIds(q, found.map((f) => f.creditId))) rows.set(c.id, c);
+  const outcomes: EntryOutcome[] = entries.map((e) => {
+    if (e.problem !== null) return { index: e.index, outcome: 'unreadable', credit: null };
+    const c = creditOf.get(e.index);
+    if (!c) return { index: e.index, outcome: 'skipped', credit: null };
+    return { index: e.index, outcome: c.outcome, credit: rows.get(c.id)! };
+  });
+  await statementStore.insertEntries(q, statementId, entries, outcomes);
+  return outcomes;
 }
 
 /**
  * The outcome of each new credit, in list order, inside its transaction, and the orders they win,
  * locked: what `recordCredits` writes.
  */
-async function judgeCredits(q: Queryable, ctx: Ctx, credits: store.NewCredit[]): Promise<{ settled: store.SettledCredit[]; winners: { order: OrderRow; creditId: string }[] }> {
+async function judgeCredits(
+  q: Queryable, ctx: Ctx, credits: store.NewCredit[], accounts: Map<string, ResolvedAccount>,
+): Promise<{ settled: store.SettledCredit[]; winners: { order: OrderRow; creditId: string }[] }> {
   if (credits.length === 0) return { settled: [], winners: [] };
   const late = lateMs(ctx);
-  const providerId = credits[0].providerId;
-  const requisitesOf = new Map<string, string[]>();
-  for (const r of await store.requisitesByAccounts(q, providerId, [...new Set(credits.map((c) => normalizeAccount(c.account)))])) {
-    requisitesOf.set(r.account, [...(requisitesOf.get(r.account) ?? []), r.requisite_id]);
-  }
   const terms = credits.map(termsOf);
   const probes: store.OrderProbe[] = [];
   credits.forEach((c, k) => {
-    const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
+    const requisiteIds = accounts.get(c.account)?.requisiteIds;
     if (!requisiteIds) return;
     probes.push({
       k, requisiteIds, currency: c.currency, amount: c.amount,
@@ -261,10 +421,11 @@ async function judgeCredits(q: Queryable, ctx: Ctx, credits: store.NewCredit[]):
   const settled: store.SettledCredit[] = [];
   const winners: { order: OrderRow; creditId: string }[] = [];
   for (const [k, c] of credits.entries()) {
-    const requisiteIds = requisitesOf.get(normalizeAccount(c.account));
+    const requisiteIds = accounts.get(c.account)?.requisiteIds;
     const outcome = outcomes[k];
     if (!requisiteIds) {
-      settled.push({ ...c, status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: [] });
+      // A masked account that more than one requisite ends with: those requisites are for a person to look at.
+      settled.push({ ...c, status: 'unmatched', reason: 'unknown account', requisiteId: null, orderId: null, matchedBy: null, candidates: accounts.get(c.account)?.maybe ?? [] });
     } else if (!outcome.matched) {
       settled.push({ ...c, status: 'unmatched', reason: outcome.reason, requisiteId: requisiteIds[0], orderId: null, matchedBy: null, candidates: outcome.candidates });
     } else {
@@ -281,7 +442,7 @@ async function judgeCredits(q: Queryable, ctx: Ctx, credits: store.NewCredit[]):
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /** Runs a transaction of its own, again when the database chose it as a deadlock's victim (at most 5 times). */
-async function txWithRetry<T>(ctx: Ctx, fn: (q: Queryable) => Promise<T>): Promise<T> {
+export async function txWithRetry<T>(ctx: Ctx, fn: (q: Queryable) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.tx(fn);
@@ -292,7 +453,7 @@ async function txWithRetry<T>(ctx: Ctx, fn: (q: Queryable) => Promise<T>): Promi
   }
 }
 
-async function poolProvider(q: Queryable, id: string): Promise<ProviderRow> {
+export async function poolProvider(q: Queryable, id: string): Promise<ProviderRow> {
   const p = await getProvider(q, id);
   if (!p) throw new AppError('PROVIDER_NOT_FOUND', `no provider ${id}`);
   if (p.kind !== 'pool') throw new AppError('VALIDATION_ERROR', `provider ${id} is a ${p.kind} provider; credits are recorded for pool providers`);
@@ -327,7 +488,7 @@ export function checkMoney(raw: { amount: unknown; currency: unknown; receivedAt
 
 // ---- the feed
 
-const FEED_FIELDS = new Set(['transactionId', 'account', 'amount', 'currency', 'receivedAt', 'payer', 'reference']);
+const FEED_FIELDS = new Set(['transactionId', 'account', 'amount', 'currency', 'receivedAt', 'payer', 'reference', 'bankReference']);
 
 /** The feed's body, checked whole: one bad item refuses the request (nothing recorded). */
 export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
@@ -359,6 +520,7 @@ export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
       ...checkMoney(o as { amount: unknown; currency: unknown; receivedAt: unknown }, at, nowMs),
       payer: text(o.payer, `${at}payer`, 255, true),
       reference: text(o.reference, `${at}reference`, 255, true),
+      bankReference: text(o.bankReference, `${at}bankReference`, 255, true),
     };
   });
 }
@@ -367,8 +529,27 @@ export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
 const DECOY = { key: `decoy_${randomBytes(16).toString('hex')}`, secret: randomBytes(32).toString('hex') };
 
 export type FeedResult =
-  | { ok: true; credits: { transactionId: string; creditId: string; status: store.CreditStatus; orderId: string | null; duplicate: boolean }[] }
+  | {
+      ok: true;
+      credits: { transactionId: string; creditId: string; status: store.CreditStatus; orderId: string | null; duplicate: boolean; duplicateOf: string | null; warnings: string[] }[];
+    }
   | { ok: false; code: 'AUTH_FAILED' | 'VALIDATION_ERROR'; detail: string };
+
+/**
+ * The feed's headers checked before its body is read: the provider a pool with credentials, the
+ * key its key, the time within the skew. An unknown provider fails exactly like a wrong key.
+ */
+export async function precheckCreditFeed(ctx: Ctx, providerId: string, headers: Record<string, string | string[] | undefined>): Promise<{ ok: true } | { ok: false; detail: string }> {
+  const provider = await getProvider(ctx.db, providerId);
+  const key = provider?.kind === 'pool' && provider.api_key !== null && provider.secret_enc !== null ? provider.api_key : DECOY.key;
+  const verdict = precheckSignedHeaders({ headers, expectedKey: key, nowMs: ctx.clock.now() });
+  if (!verdict.ok) {
+    ctx.log.warn({ providerId, reason: verdict.reason }, 'credit feed refused before its body');
+    return { ok: false, detail: verdict.reason };
+  }
+  if (key === DECOY.key) return { ok: false, detail: 'key or signature mismatch' };
+  return { ok: true };
+}
 
 /**
  * `POST /providers/v1/{providerId}/credits`: the signature over the raw bytes first (401 whatever
@@ -393,113 +574,12 @@ export async function receiveCreditFeed(ctx: Ctx, providerId: string, headers: R
     throw err;
   }
   // One transaction for the request: a retry after a failure records the same credits again, once.
-  const recorded = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, items, 'feed'));
-  const out: Extract<FeedResult, { ok: true }>['credits'] = recorded.map(({ credit, duplicate }, i) => ({
-    transactionId: items[i].sourceId, creditId: credit.id, status: credit.status, orderId: credit.order_id, duplicate,
+  const recorded = await txWithRetry(ctx, (q) => recordItems(q, ctx, provider.id, items, 'feed'));
+  const out: Extract<FeedResult, { ok: true }>['credits'] = recorded.map(({ credit, duplicate, duplicateOf, warnings }, i) => ({
+    transactionId: items[i].sourceId!, creditId: credit.id, status: credit.status, orderId: credit.order_id, duplicate, duplicateOf, warnings,
   }));
   ctx.log.info({ providerId, eventId: verdict.eventId, credits: items.length, duplicates: out.filter((c) => c.duplicate).length }, 'credit feed received');
   return { ok: true, credits: out };
-}
-
-// ---- statements
-
-export interface StatementSummary {
-  entries: number;
-  credits: number;
-  duplicates: number;
-  matched: number;
-  unmatched: number;
-  skipped: number;
-}
-
-const creditFromStatement = (c: StatementCredit): CreditInput => ({
-  sourceId: c.sourceId,
-  account: c.account,
-  amount: c.amount,
-  currency: c.currency,
-  receivedAt: new Date(c.receivedAt),
-  dateOnly: c.dateOnly,
-  payer: c.payer,
-  reference: c.reference,
-});
-
-/**
- * Reads the whole statement once, as it streams in, and writes its credits to a temporary file
- * (one JSON line each) instead of keeping them: memory holds a chunk of the file and a batch of
- * credits, whatever the file's size. Answers the file of credits with the counts, or the problem
- * that makes the body no statement (nothing is kept then).
- */
-async function spoolStatement(body: StatementBody, kind: StatementKind): Promise<{ ok: true; totals: StatementTotals; dir: string; file: string } | { ok: false; problem: StatementProblem }> {
-  const dir = await mkdtemp(join(tmpdir(), 'paygate-statement-'));
-  const file = join(dir, 'credits.ndjson');
-  const out = createWriteStream(file);
-  const stream = openStatement(body, kind);
-  try {
-    for await (const credit of stream) if (!out.write(`${JSON.stringify(credit)}\n`)) await once(out, 'drain');
-    out.end();
-    await once(out, 'finish');
-    return { ok: true, totals: stream.totals!, dir, file };
-  } catch (err) {
-    out.destroy();
-    await rm(dir, { recursive: true, force: true });
-    if (err instanceof StatementInvalidError) return { ok: false, problem: err.problem };
-    throw err;
-  }
-}
-
-/** The spooled credits back, `size` at a time, in file order. */
-async function* batchesOf(file: string, size: number): AsyncGenerator<CreditInput[]> {
-  let batch: CreditInput[] = [];
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (line === '') continue;
-    batch.push(creditFromStatement(JSON.parse(line) as StatementCredit));
-    if (batch.length === size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length) yield batch;
-}
-
-/**
- * `POST /admin/v1/providers/{id}/statements`: the file is read to its end first (as a stream, up
- * to 50 MiB, its credits spooled to a temporary file); one that is not a statement is refused
- * naming what is wrong and nothing is recorded. Then its credits are recorded and matched, a batch
- * to a transaction, and the upload audited with its summary.
- */
-export async function importStatement(ctx: Ctx, providerId: string, contentType: string | undefined, body: StatementBody, actor: string): Promise<StatementSummary> {
-  const provider = await poolProvider(ctx.db, providerId);
-  const kind = statementKindOf(contentType);
-  if (kind === null) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the statement as application/xml (camt.053, camt.054) or text/csv');
-  const read = await spoolStatement(body, kind);
-  if (!read.ok) {
-    const refusal = read.problem.kind === 'too-large' ? new AppError('PAYLOAD_TOO_LARGE', 'a statement is at most 50 MiB') : new AppError('STATEMENT_INVALID', read.problem.message);
-    // A refused file is in the audit trail too, like every refused operator action.
-    await insertAuditEntry(ctx.db, { at: new Date(ctx.clock.now()), actor, action: 'provider.statement', objectId: provider.id, outcome: refusal.code, detail: refusal.detail });
-    throw refusal;
-  }
-  const summary: StatementSummary = { entries: read.totals.entries, credits: read.totals.credits, duplicates: 0, matched: 0, unmatched: 0, skipped: read.totals.skipped };
-  try {
-    for await (const batch of batchesOf(read.file, STATEMENT_BATCH)) {
-      const results = await txWithRetry(ctx, (q) => recordCredits(q, ctx, provider.id, batch, 'statement'));
-      for (const r of results) {
-        if (r.duplicate) summary.duplicates++;
-        else if (r.credit.status === 'matched') summary.matched++;
-        else summary.unmatched++;
-      }
-    }
-  } finally {
-    await rm(read.dir, { recursive: true, force: true });
-  }
-  await insertAuditEntry(ctx.db, {
-    at: new Date(ctx.clock.now()),
-    actor,
-    action: 'provider.statement',
-    objectId: provider.id,
-    outcome: 'ok',
-    detail: `${read.totals.format}: ${Object.entries(summary).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-  });
-  return summary;
 }
 
 // ---- by hand
@@ -512,6 +592,7 @@ export interface OperatorCreditInput {
   receivedAt: string;
   payer?: string | null;
   reference?: string | null;
+  bankReference?: string | null;
   sourceId?: string | null;
 }
 
@@ -525,18 +606,21 @@ export async function createOperatorCredit(ctx: Ctx, input: OperatorCreditInput)
       ...checkMoney(input, '', ctx.clock.now()),
       payer: text(input.payer, 'payer', 255, true),
       reference: text(input.reference, 'reference', 255, true),
+      bankReference: text(input.bankReference, 'bankReference', 255, true),
     };
-    const r = await recordCredit(q, ctx, provider.id, credit, 'operator');
+    const r = await recordItem(q, ctx, provider.id, credit, 'operator');
     return { credit: creditView(r.credit), created: !r.duplicate };
   });
 }
 
 // ---- reading and working the queue
 
-export async function getCreditView(ctx: Ctx, id: string): Promise<CreditView> {
+/** A credit with the statement entries that evidence it, oldest statement first. */
+export async function getCreditView(ctx: Ctx, id: string): Promise<CreditView & { statementEntries: { statementId: string; index: number; outcome: string; bankReference: string | null }[] }> {
   const c = await store.getCredit(ctx.db, id);
   if (!c) throw new AppError('CREDIT_NOT_FOUND', `no credit ${id}`);
-  return creditView(c);
+  const entries = await statementStore.entriesOfCredit(ctx.db, c.id);
+  return { ...creditView(c), statementEntries: entries.map((e) => ({ statementId: e.statement_id, index: e.idx, outcome: e.outcome, bankReference: e.bank_reference })) };
 }
 
 export async function listCreditViews(ctx: Ctx, query: { status?: string; providerId?: string; requisiteId?: string; before?: string; limit: number }) {
@@ -576,10 +660,16 @@ export async function matchCreditByOperator(ctx: Ctx, id: string, input: { order
     const o = await getOrderById(q, input.orderId, { forUpdate: true });
     if (!o) throw new AppError('ORDER_NOT_FOUND', `no order ${input.orderId}`);
     if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);
+    // Live money pays live orders only.
+    if (o.sandbox) throw new AppError('SANDBOX_ORDER', `order ${o.id} is a sandbox order; a credit is real money and pays live orders only`);
     if (o.currency !== c.currency) throw new AppError('CURRENCY_MISMATCH', `the credit is in ${c.currency}, the order in ${o.currency}`);
     const difference = dec(c.amount).minus(o.amount);
     if (!difference.eq(0) && !input.force) {
       throw new AppError('AMOUNT_MISMATCH', `the credit is ${fmt2(c.amount)} ${c.currency}, the order ${fmt2(o.amount)} ${o.currency}; send force: true to complete the order at its own amount`);
+    }
+    const orderRequisite = await store.requisiteOfOrder(q, o.id);
+    if (c.requisite_id !== null && orderRequisite !== c.requisite_id && !input.force) {
+      throw new AppError('REQUISITE_MISMATCH', `the credit arrived on requisite ${c.requisite_id}, the order was given ${orderRequisite ?? 'no requisite'}; send force: true to match them all the same`);
     }
     const now = new Date(ctx.clock.now());
     await confirmInTx(q, ctx, o);
@@ -601,6 +691,19 @@ export async function matchCreditByOperator(ctx: Ctx, id: string, input: { order
     }
     return creditView(matched);
   });
+}
+
+/** `POST /admin/v1/credits/ignore`: many unmatched credits leave the queue at once, with one reason. */
+export async function ignoreCredits(ctx: Ctx, ids: string[], reason: string, actor: string): Promise<{ ignored: string[]; notIgnored: string[] }> {
+  const at = new Date(ctx.clock.now());
+  // Each credit ignored is audited as the single action audits it, in the transaction that ignores it.
+  const ignored = await ctx.db.tx(async (q) => {
+    const done = await store.ignoreUnmatched(q, ids, reason, at);
+    await insertAuditEntries(q, done.map((id) => ({ at, actor, action: 'credit.ignore', objectId: id, outcome: 'ok', detail: reason })));
+    return done;
+  });
+  const done = new Set(ignored);
+  return { ignored: ids.filter((id, i) => done.has(id) && ids.indexOf(id) === i), notIgnored: [...new Set(ids.filter((id) => !done.has(id)))] };
 }
 
 /** `POST /admin/v1/credits/{id}/ignore`: the credit leaves the queue with the operator's reason. */

@@ -13,6 +13,8 @@ export interface MatchableOrder {
   status: string;
   createdAt: Date;
   expiresAt: Date;
+  /** When it closed unpaid (its cancel or expiry); null while open. */
+  closedAt: Date | null;
   payerReference: string | null;
   /** Another credit is already matched to this order. */
   matchedByCredit: boolean;
@@ -44,9 +46,15 @@ export function inWindow(o: Pick<MatchableOrder, 'createdAt' | 'expiresAt'>, c: 
   return o.createdAt.getTime() <= c.receivedTo.getTime() + CREATED_AFTER_MONEY_MS && c.receivedFrom.getTime() <= o.expiresAt.getTime() + lateMs;
 }
 
-/** The order was open when the money arrived: the arrival (or its day) meets [created − 5 min, expiresAt]. */
-export function openWhenArrived(o: Pick<MatchableOrder, 'createdAt' | 'expiresAt'>, c: Pick<CreditTerms, 'receivedFrom' | 'receivedTo'>): boolean {
-  return c.receivedTo.getTime() >= o.createdAt.getTime() - CREATED_AFTER_MONEY_MS && c.receivedFrom.getTime() <= o.expiresAt.getTime();
+/**
+ * The order was open when the money arrived: the arrival (or its day) meets [created − 5 min, the
+ * moment it closed]; it closed at its cancel or expiry, and an order still open closes at
+ * `expiresAt`. An order cancelled before the money came is no longer waiting for it, so the next
+ * order of that amount on the requisite is not made ambiguous by it.
+ */
+export function openWhenArrived(o: Pick<MatchableOrder, 'createdAt' | 'expiresAt' | 'closedAt'>, c: Pick<CreditTerms, 'receivedFrom' | 'receivedTo'>): boolean {
+  const closed = o.closedAt !== null && o.closedAt.getTime() < o.expiresAt.getTime() ? o.closedAt : o.expiresAt;
+  return c.receivedTo.getTime() >= o.createdAt.getTime() - CREATED_AFTER_MONEY_MS && c.receivedFrom.getTime() <= closed.getTime();
 }
 
 /**

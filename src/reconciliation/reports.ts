@@ -5,6 +5,7 @@ import { dec, fmt2 } from '../domain/money.js';
 import { getProvider } from '../store/providers.js';
 import { utcDay } from '../providers/pool.js';
 import { parseDay } from '../services/merchantStatements.js';
+import * as statementStore from './statementStore.js';
 import * as store from './store.js';
 
 const DAY_MS = 86_400_000;
@@ -21,6 +22,7 @@ function row(r: store.DayRow) {
     creditsAmount: fmt2(r.credits_amount),
     matched: r.matched,
     unmatched: r.unmatched,
+    ignored: r.ignored,
     completedWithoutCredit: r.completed_without_credit,
   };
 }
@@ -45,9 +47,21 @@ export async function reconciliationReport(ctx: Ctx, providerId: string, date: s
       credits_amount: dec(t.credits_amount).plus(r.credits_amount).toString(),
       matched: t.matched + r.matched,
       unmatched: t.unmatched + r.unmatched,
+      ignored: t.ignored + r.ignored,
       completed_without_credit: t.completed_without_credit + r.completed_without_credit,
     }),
-    { requisite_id: null, orders_issued: 0, orders_completed: 0, completed_amount: '0', credits: 0, credits_amount: '0', matched: 0, unmatched: 0, completed_without_credit: 0 } as store.DayRow,
+    { requisite_id: null, orders_issued: 0, orders_completed: 0, completed_amount: '0', credits: 0, credits_amount: '0', matched: 0, unmatched: 0, ignored: 0, completed_without_credit: 0 } as store.DayRow,
   );
-  return { providerId, date: day, requisites: rows.filter((r) => r.requisite_id !== null).map(row), totals: row(totals) };
+  const statements = await statementStore.statementsOfDay(ctx.db, providerId, from, new Date(from.getTime() + DAY_MS));
+  return {
+    providerId,
+    date: day,
+    requisites: rows.filter((r) => r.requisite_id !== null).map(row),
+    totals: row(totals),
+    statements: statements.map((s) => ({
+      id: s.id, filename: s.filename, format: s.format, accounts: s.accounts, periodFrom: s.period_from, periodTo: s.period_to,
+      balanceCheck: s.balance_check, balanceDifference: s.balance_difference, continuity: s.continuity,
+      gap: s.continuity === 'gap' ? { from: s.gap_from, to: s.gap_to } : null,
+    })),
+  };
 }

@@ -10,11 +10,14 @@ import { adminRouteSchema, IdParam, routeSchema } from '../schemas/common.js';
 import { sendError, sendOk } from '../server/errors.js';
 import { isJsonRequest, parseJsonBodyHook, type RawBody } from '../server/rawBody.js';
 import { audited } from '../services/audit.js';
-import { createOperatorCredit, FEED_MAX_BYTES, getCreditView, ignoreCredit, importStatement, listCreditViews, matchCreditByOperator, receiveCreditFeed } from './credits.js';
+import { createOperatorCredit, FEED_MAX_BYTES, getCreditView, ignoreCredit, ignoreCredits, listCreditViews, matchCreditByOperator, precheckCreditFeed, receiveCreditFeed } from './credits.js';
+import { getStatementView, importStatement, listStatementViews } from './statementImport.js';
+import { createProfile, listProfiles, loadProfile, patchProfile } from './statementProfiles.js';
 import { merchantStatement } from '../services/merchantStatements.js';
 import { reconciliationReport } from './reports.js';
 import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
 import * as S from './schemas.js';
+import { AppError } from '../domain/errors.js';
 import Type from 'typebox';
 
 const PROVIDER_SECURITY = [{ ProviderKey: [], ProviderTs: [], ProviderEventId: [], ProviderSign: [] }];
@@ -69,7 +72,7 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       const r = await act(req, 'credit.create', null, (c) => createOperatorCredit(c, req.body), (r) => r.credit.id);
       return sendOk(req, reply, r.credit, r.created ? 201 : 200);
     });
-    admin.get('/credits/:id', { schema: doc({ id: 'getCredit', summary: 'A credit', params: S.CreditIdParam, ok: S.Credit, errors: ['CREDIT_NOT_FOUND'] }) }, async (req, reply) =>
+    admin.get('/credits/:id', { schema: doc({ id: 'getCredit', summary: 'A credit, with the statement entries that evidence it', params: S.CreditIdParam, ok: S.CreditWithEvidence, errors: ['CREDIT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await getCreditView(ctx, req.params.id)),
     );
     admin.post('/credits/:id/match', {
@@ -79,13 +82,33 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         params: S.CreditIdParam,
         body: S.MatchCreditBody,
         ok: S.Credit,
-        errors: ['CREDIT_NOT_FOUND', 'ORDER_NOT_FOUND', 'CREDIT_ALREADY_MATCHED', 'ORDER_ALREADY_COMPLETED', 'CURRENCY_MISMATCH', 'AMOUNT_MISMATCH', 'INVALID_TRANSITION'],
+        errors: ['CREDIT_NOT_FOUND', 'ORDER_NOT_FOUND', 'CREDIT_ALREADY_MATCHED', 'ORDER_ALREADY_COMPLETED', 'CURRENCY_MISMATCH', 'AMOUNT_MISMATCH', 'REQUISITE_MISMATCH', 'SANDBOX_ORDER', 'INVALID_TRANSITION'],
       }),
     }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'credit.match', req.params.id, (c) => matchCreditByOperator(c, req.params.id, req.body, req.actor ?? 'token'))),
     );
+    admin.post('/credits/ignore', { schema: doc({ id: 'ignoreCredits', summary: 'Take many unmatched credits out of the queue at once, with one reason', body: S.IgnoreCreditsBody, ok: S.IgnoreCreditsResult }) }, async (req, reply) =>
+      sendOk(req, reply, await ignoreCredits(ctx, req.body.ids, req.body.reason, req.actor ?? 'token')),
+    );
     admin.post('/credits/:id/ignore', { schema: doc({ id: 'ignoreCredit', summary: 'Take a credit out of the queue, with the reason', params: S.CreditIdParam, body: S.IgnoreCreditBody, ok: S.Credit, errors: ['CREDIT_NOT_FOUND', 'CREDIT_ALREADY_MATCHED'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'credit.ignore', req.params.id, (c) => ignoreCredit(c, req.params.id, req.body.reason))),
+    );
+
+    // ---- statements
+    admin.post('/providers/:id/statement-profiles', { schema: doc({ id: 'createStatementProfile', summary: 'Describe a bank\'s own CSV export, to upload its statements as they come', params: providerId, body: S.CreateProfileBody, ok: S.StatementProfile, status: 201, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'statementProfile.create', null, (c) => createProfile(c, req.params.id, req.body as Record<string, unknown>), (r) => r.id), 201),
+    );
+    admin.get('/providers/:id/statement-profiles', { schema: doc({ id: 'listStatementProfiles', summary: 'A pool provider\'s CSV profiles, oldest first', params: providerId, ok: Type.Array(S.StatementProfile), errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await listProfiles(ctx, req.params.id)),
+    );
+    admin.patch('/statement-profiles/:id', { schema: doc({ id: 'patchStatementProfile', summary: 'Change a CSV profile', params: S.ProfileIdParam, body: S.PatchProfileBody, ok: S.StatementProfile, errors: ['STATEMENT_PROFILE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'statementProfile.update', req.params.id, (c) => patchProfile(c, req.params.id, req.body as Record<string, unknown>))),
+    );
+    admin.get('/statements', { schema: doc({ id: 'listStatements', summary: 'Statements uploaded, newest first', querystring: S.ListStatementsQuery, ok: S.StatementPage }) }, async (req, reply) =>
+      sendOk(req, reply, await listStatementViews(ctx, { ...req.query, limit: limit(req.query) })),
+    );
+    admin.get('/statements/:id', { schema: doc({ id: 'getStatement', summary: 'A statement with a page of its entries and what became of each', params: S.StatementIdParam, querystring: S.StatementEntriesQuery, ok: S.StatementWithEntries, errors: ['STATEMENT_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getStatementView(ctx, req.params.id, { ...req.query, limit: limit(req.query) })),
     );
 
     // ---- reports
@@ -98,11 +121,17 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
   };
 }
 
-const STATEMENT_HELP = `The body is the file itself: \`Content-Type: application/xml\` for ISO 20022 camt.053 (001.02 to
-001.08) or camt.054, \`text/csv\` for a CSV with the header \`transactionId,account,amount,currency,receivedAt,payer,reference\`;
-up to 50 MiB, read as a stream. Only booked credit entries become credits (one per \`TxDtls\` when an entry has several);
-a file that is not a statement is \`400 STATEMENT_INVALID\` naming what is wrong and where, and nothing is recorded.
-Credits already recorded (same provider and transaction id) count as \`duplicates\` and change nothing.`;
+const STATEMENT_HELP = `The body is the file itself, up to 50 MiB, read as a stream; its format is recognised from its content:
+ISO 20022 camt.052, camt.053 and camt.054 (001.02 to 001.13), SWIFT MT940 and MT942, the 1C client-bank exchange file
+(\`1CClientBankExchange\`), a CSV with the header \`transactionId,account,amount,currency,receivedAt,payer,reference\`
+(an 8th column \`bankReference\` may follow), or a bank's own CSV read with a profile (\`?profile=csp_…\`). Text is read in
+the encoding the file declares (XML declaration, byte order mark, 1C \`Кодировка\`) or its profile names, else UTF-8,
+windows-1251 or ISO-8859-1 as its bytes say. Only booked credits become credits (one per \`TxDtls\` of a batch); debits
+are read for the balance check. An entry that cannot be read is listed in \`problems\` and the others are recorded; a file
+that is no statement at all is \`400 STATEMENT_INVALID\` naming what is wrong, and nothing is recorded. Each entry is the
+same money as a credit recorded before when its terms (account, currency, amount, booking day) and the bank's own
+reference agree (see the reconciliation guide); the same bytes uploaded again answer the statement already recorded
+(\`sameAs\`). \`?filename=\` names the file in the statement's record.`;
 
 /**
  * The upload's body as the document shows it: the file itself, in one of the types the service
@@ -111,13 +140,18 @@ Credits already recorded (same provider and transaction id) count as \`duplicate
  */
 const STATEMENT_FILE = {
   content: {
-    'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml', description: 'an ISO 20022 camt.053 (001.02 to 001.08) or camt.054 document' } },
+    'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml', description: 'an ISO 20022 camt.052, camt.053 or camt.054 document' } },
     'text/xml': { schema: { type: 'string', contentMediaType: 'text/xml', description: 'the same camt document, sent as `text/xml`' } },
     'text/csv': {
-      schema: { type: 'string', contentMediaType: 'text/csv', description: 'a CSV file with the header row `transactionId,account,amount,currency,receivedAt,payer,reference`' },
+      schema: { type: 'string', contentMediaType: 'text/csv', description: 'a CSV file with the header row `transactionId,account,amount,currency,receivedAt,payer,reference`, or a bank\'s CSV read with `?profile=`' },
     },
+    'text/plain': { schema: { type: 'string', contentMediaType: 'text/plain', description: 'any of the formats (MT940 and 1C files are usually sent so)' } },
+    'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream', description: 'any of the formats, as bytes' } },
   },
 };
+
+/** The types a statement may be sent as; the format is recognised from the content whatever the type. */
+const STATEMENT_TYPES = new Set(['application/xml', 'text/xml', 'text/csv', 'text/plain', 'application/octet-stream']);
 
 /**
  * `POST /admin/v1/providers/{id}/statements`. The file is not read by a body parser: the route's
@@ -134,22 +168,29 @@ function statementUpload(ctx: Ctx) {
         schema: {
           ...doc({
             id: 'importStatement',
-            summary: 'Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched',
+            summary: 'Upload a bank statement (camt, MT940/MT942, 1C or CSV): kept as a record, its credits recorded and matched',
             description: STATEMENT_HELP,
             params: providerId,
             ok: S.StatementSummary,
-            errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE'],
+            errors: ['PROVIDER_NOT_FOUND', 'STATEMENT_INVALID', 'STATEMENT_PROFILE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
           }),
           'x-request-body': STATEMENT_FILE,
           'x-error-descriptions': {
             PAYLOAD_TOO_LARGE: 'the file is over 50 MiB',
-            UNSUPPORTED_MEDIA_TYPE: 'the file is not sent as `application/xml`, `text/xml` or `text/csv`',
+            UNSUPPORTED_MEDIA_TYPE: 'the file is sent as another type than `application/xml`, `text/xml`, `text/csv`, `text/plain` or `application/octet-stream`',
           },
         },
       },
       async (req, reply) => {
         const { id } = req.params as { id: string };
-        return sendOk(req, reply, await importStatement(ctx, id, req.headers['content-type'], req.raw, req.actor ?? 'token'));
+        const type = (req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
+        if (type !== '' && !STATEMENT_TYPES.has(type)) {
+          return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', `send the file itself as ${[...STATEMENT_TYPES].join(', ')}; its format is recognised from its content`);
+        }
+        const query = req.query as { filename?: unknown; profile?: unknown };
+        const filename = typeof query.filename === 'string' && query.filename.length > 0 ? query.filename.slice(0, 255) : null;
+        const profile = typeof query.profile === 'string' && query.profile.length > 0 ? await loadProfile(ctx, id, query.profile) : null;
+        return sendOk(req, reply, await importStatement(ctx, id, req.raw, { filename, profile, actor: req.actor ?? 'token' }));
       },
     );
   };
@@ -181,9 +222,21 @@ function feedBodyParser(req: FastifyRequest, payload: NodeJS.ReadableStream, don
     }
     chunks.push(chunk);
   };
+  const timer = setTimeout(() => {
+    if (finished) return;
+    finished = true;
+    payload.removeListener('data', onData);
+    chunks.length = 0;
+    done(new AppError('REQUEST_TIMEOUT', `the body did not arrive whole within ${FEED_BODY_TIMEOUT_MS / 1000} s`));
+  }, FEED_BODY_TIMEOUT_MS);
+  timer.unref();
   payload.on('data', onData);
-  payload.on('end', () => finish({ bytes: Buffer.concat(chunks), sha256: '', tooLarge: false }));
+  payload.on('end', () => {
+    clearTimeout(timer);
+    finish({ bytes: Buffer.concat(chunks), sha256: '', tooLarge: false });
+  });
   payload.on('error', (err) => {
+    clearTimeout(timer);
     if (!finished) {
       finished = true;
       done(err as Error);
@@ -191,10 +244,48 @@ function feedBodyParser(req: FastifyRequest, payload: NodeJS.ReadableStream, don
   });
 }
 
+/**
+ * Feed bodies being read at once hold at most this many bytes between them: a request that would
+ * pass it is answered `503` before its body is read, so many slow or stalled senders cannot grow
+ * the server's memory (400 stalled 1 MiB bodies would otherwise hold 400 MiB).
+ */
+export const FEED_BODY_BUDGET = 16 * 1024 * 1024;
+/** A feed body still not complete after this long is given up (`408`), freeing its share of the budget. */
+export const FEED_BODY_TIMEOUT_MS = 30_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    feedReserved?: number;
+  }
+}
+
 function creditFeed(ctx: Ctx) {
+  let reserved = 0;
+  const release = (req: FastifyRequest) => {
+    if (req.feedReserved) {
+      reserved -= req.feedReserved;
+      req.feedReserved = 0;
+    }
+  };
   return async (feed: FastifyInstance) => {
     feed.removeAllContentTypeParsers();
     feed.addContentTypeParser('*', feedBodyParser);
+    // Authenticated from the headers before a byte of the body is read; then the body's share of the budget.
+    feed.addHook('preParsing', async (req, reply, payload) => {
+      const verdict = await precheckCreditFeed(ctx, (req.params as { providerId: string }).providerId, req.headers);
+      if (!verdict.ok) return sendError(req, reply, 'AUTH_FAILED', verdict.detail);
+      const declared = Number(req.headers['content-length']);
+      const want = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, FEED_MAX_BYTES + 1) : FEED_MAX_BYTES + 1;
+      if (reserved + want > FEED_BODY_BUDGET) {
+        reply.header('retry-after', '1');
+        return sendError(req, reply, 'SERVICE_UNAVAILABLE', 'the credit feed is receiving as much as it takes at once; retry in a second');
+      }
+      reserved += want;
+      req.feedReserved = want;
+      return payload;
+    });
+    feed.addHook('onResponse', async (req) => release(req));
+    feed.addHook('onRequestAbort', async (req) => release(req));
     feed.post(
       '/:providerId/credits',
       {
@@ -206,7 +297,9 @@ function creditFeed(ctx: Ctx) {
             summary: 'Money that arrived on a pool\'s requisites, from a bank poller or a notification forwarder',
             description:
               'Signed like the provider events: `X-Gate-Sign` = hex HMAC-SHA256 with the pool provider\'s secret over `{X-Gate-Ts}.{X-Gate-Event-Id}.{raw body}`, ' +
-              'plus `X-Gate-Key`. 1 to 500 credits, at most 1 MiB. Each credit is recorded once per provider and `transactionId` and matched to the order it pays; ' +
+              'plus `X-Gate-Key`; the headers are checked before the body is read (an unknown provider or key costs no body). 1 to 500 credits, at most 1 MiB (`413`). ' +
+              'An item repeated with the same `transactionId` and terms (account, currency, amount, booking day) answers `duplicate: true` with `duplicateOf`; the same id with ' +
+              'other terms is another credit, answered with the warning `TRANSACTION_ID_REUSED`. Money a statement recorded already is found, not doubled. Each new credit is matched to the order it pays; ' +
               'a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.',
             params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }) }),
             ok: { status: 200, result: S.CreditFeedResult, description: 'every credit recorded now or before, in order' },

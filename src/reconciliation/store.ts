@@ -11,7 +11,7 @@ import type { OrderRow } from '../store/orders.js';
 // ---- credits
 
 export type CreditStatus = 'matched' | 'unmatched' | 'ignored';
-export type CreditSource = 'feed' | 'statement' | 'operator';
+export type CreditSource = 'feed' | 'statement' | 'operator' | 'device';
 export type MatchedBy = 'reference' | 'amount' | 'operator';
 
 export interface CreditRow {
@@ -27,7 +27,14 @@ export interface CreditRow {
   payer: string | null;
   reference: string | null;
   source: CreditSource;
-  source_id: string;
+  source_id: string | null;
+  account_key: string;
+  /** A `date` column: read as the driver gives it; the terms compare it in SQL. */
+  booking_day: unknown;
+  bank_reference: string | null;
+  in_statement: boolean;
+  legacy_statement: boolean;
+  statement_id: string | null;
   status: CreditStatus;
   reason: string | null;
   order_id: string | null;
@@ -40,7 +47,8 @@ export interface CreditRow {
 
 /** One credit as it arrives, checked: what the feed, a statement line or an operator says of it. */
 export interface CreditTerms {
-  sourceId: string;
+  /** The sender's id of the item (feed, device, hand); for a statement entry how the file names it, for people only. */
+  sourceId: string | null;
   account: string;
   /** 2 places. */
   amount: string;
@@ -49,6 +57,8 @@ export interface CreditTerms {
   dateOnly: boolean;
   payer: string | null;
   reference: string | null;
+  /** The bank's own reference of the booking, when known. */
+  bankReference: string | null;
 }
 
 export interface NewCredit extends CreditTerms {
@@ -56,52 +66,166 @@ export interface NewCredit extends CreditTerms {
   providerId: string;
   source: CreditSource;
   at: Date;
+  /** The requisite the account names, else the account as written without spaces, dashes and case (`raw:`…). */
+  accountKey: string;
+  /** `YYYY-MM-DD`, the UTC day of `receivedAt`. */
+  bookingDay: string;
+  /** The statement that records it, for a credit a statement entry makes. */
+  statementId: string | null;
 }
 
 /** A new credit with the outcome its matching gave it (its requisite: the account's, when known). */
 export type SettledCredit = NewCredit & CreditOutcome & { requisiteId: string | null };
 
+/** The identity of a credit's money: provider, account, currency, amount and booking day, as one text. */
+export const termsKey = (t: { providerId: string; accountKey: string; currency: string; amount: string; bookingDay: string }): string =>
+  `${t.providerId}|${t.accountKey}|${t.currency}|${t.amount}|${t.bookingDay}`;
+
 /**
- * Records credits with their outcomes, in one statement, skipping those whose `(providerId,
- * sourceId)` is recorded already: the rows recorded now, in no particular order. Rows go in sorted
- * by source id, so two transactions recording overlapping lists wait for each other in the same
- * order; a concurrent transaction inserting the same pair makes this one wait for its outcome.
+ * Takes a transaction-scoped lock on each of these terms, in one order, so two transactions
+ * recording the same money (two instances taking the same file, a file and the feed) decide its
+ * identity one after the other: the second sees what the first recorded.
+ */
+export async function lockTerms(q: Queryable, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await q.query(
+    `SELECT count(pg_advisory_xact_lock(hashtextextended(s.k, 0))) FROM (SELECT DISTINCT unnest($1::text[]) AS k ORDER BY 1) s`,
+    [[...keys]],
+  );
+}
+
+/**
+ * Records credits with their outcomes, in one statement: the rows recorded, in no particular
+ * order. Rows go in sorted by id.
  */
 export async function insertCredits(q: Queryable, cs: readonly SettledCredit[]): Promise<CreditRow[]> {
   if (cs.length === 0) return [];
   const items = [...cs]
-    .sort((a, b) => byKey(a.sourceId, b.sourceId))
+    .sort((a, b) => byKey(a.id, b.id))
     .map((c, n) => ({
       n,
       id: c.id, provider_id: c.providerId, account: c.account, amount: c.amount, currency: c.currency, received_at: c.receivedAt.toISOString(),
       date_only: c.dateOnly, payer: c.payer, reference: c.reference, source: c.source, source_id: c.sourceId, at: c.at.toISOString(),
       status: c.status, reason: c.reason, requisite_id: c.requisiteId, order_id: c.orderId, matched_by: c.matchedBy, candidates: c.candidates,
+      account_key: c.accountKey, booking_day: c.bookingDay, bank_reference: c.bankReference, in_statement: c.statementId !== null, statement_id: c.statementId,
     }));
   const { rows } = await q.query<CreditRow>(
     `INSERT INTO credits (id, provider_id, account, amount, currency, received_at, date_only, payer, reference, source, source_id,
-                          status, reason, requisite_id, order_id, matched_by, candidates, created_at, updated_at)
+                          status, reason, requisite_id, order_id, matched_by, candidates, created_at, updated_at,
+                          account_key, booking_day, bank_reference, in_statement, statement_id)
      SELECT i.id, i.provider_id, i.account, i.amount, i.currency, i.received_at, i.date_only, i.payer, i.reference, i.source, i.source_id,
-            i.status, i.reason, i.requisite_id, i.order_id, i.matched_by, i.candidates, i.at, i.at
+            i.status, i.reason, i.requisite_id, i.order_id, i.matched_by, i.candidates, i.at, i.at,
+            i.account_key, i.booking_day, i.bank_reference, i.in_statement, i.statement_id
        FROM jsonb_to_recordset($1::jsonb) AS i(n int, id text, provider_id text, account text, amount numeric, currency text, received_at timestamptz,
             date_only boolean, payer text, reference text, source text, source_id text, at timestamptz,
-            status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb)
+            status text, reason text, requisite_id text, order_id text, matched_by text, candidates jsonb,
+            account_key text, booking_day date, bank_reference text, in_statement boolean, statement_id text)
       ORDER BY i.n
-     ON CONFLICT (provider_id, source_id) DO NOTHING RETURNING *`,
+     RETURNING *`,
     [JSON.stringify(items)],
   );
   return rows;
 }
 
-export async function creditsBySources(q: Queryable, providerId: string, sourceIds: string[]): Promise<CreditRow[]> {
-  if (sourceIds.length === 0) return [];
-  // Each by the unique key, one lookup per source id (LATERAL, kept apart by OFFSET 0): a plan made
-  // while the table was small may otherwise read every credit of the provider and filter them, a
-  // read that grows with history.
-  const { rows } = await q.query<CreditRow>(
-    `SELECT c.* FROM unnest($2::text[]) AS s(source_id)
-       CROSS JOIN LATERAL (SELECT * FROM credits WHERE provider_id = $1 AND source_id = s.source_id OFFSET 0) c`,
-    [providerId, sourceIds],
+/** An item id as the feed, a device or a person gave it, with the terms it came with and its credit. */
+export interface ItemRow {
+  source_id: string;
+  account_key: string;
+  currency: string;
+  amount: string;
+  booking_day: string;
+  credit_id: string;
+}
+
+/** The items of these ids the provider's source sent before, whatever their terms: through the primary key, id by id. */
+export async function itemsByIds(q: Queryable, providerId: string, source: ItemSource, ids: readonly string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await q.query<ItemRow>(
+    `SELECT i.source_id, i.account_key, i.currency, i.amount::text AS amount, to_char(i.booking_day, 'YYYY-MM-DD') AS booking_day, i.credit_id
+       FROM unnest($3::text[]) AS s(source_id)
+       CROSS JOIN LATERAL (SELECT * FROM credit_items WHERE provider_id = $1 AND source = $2 AND source_id = s.source_id OFFSET 0) i`,
+    [providerId, source, [...new Set(ids)]],
   );
+  return rows;
+}
+
+export type ItemSource = 'feed' | 'operator' | 'device';
+
+/** Records item ids with their terms and credits; answers how many were new (a repeat inserted meanwhile is skipped). */
+export async function insertItems(
+  q: Queryable,
+  items: readonly { providerId: string; source: ItemSource; sourceId: string; accountKey: string; currency: string; amount: string; bookingDay: string; creditId: string; at: Date }[],
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rows } = await q.query<{ credit_id: string }>(
+    `INSERT INTO credit_items (provider_id, source, source_id, account_key, currency, amount, booking_day, credit_id, created_at)
+     SELECT i.provider_id, i.source, i.source_id, i.account_key, i.currency, i.amount, i.booking_day, i.credit_id, i.at
+       FROM jsonb_to_recordset($1::jsonb) AS i(provider_id text, source text, source_id text, account_key text, currency text, amount numeric,
+            booking_day date, credit_id text, at timestamptz)
+      ORDER BY i.provider_id, i.source, i.source_id
+     ON CONFLICT DO NOTHING RETURNING credit_id`,
+    [JSON.stringify(items.map((i) => ({
+      provider_id: i.providerId, source: i.source, source_id: i.sourceId, account_key: i.accountKey, currency: i.currency, amount: i.amount,
+      booking_day: i.bookingDay, credit_id: i.creditId, at: i.at.toISOString(),
+    })))],
+  );
+  return rows.length;
+}
+
+/** A credit of given terms, with what its identity depends on. */
+export interface TermsCreditRow extends CreditRow {
+  /** The caller's index of the terms. */
+  k: number;
+  /** Bank references of the statement entries (of other statements) that evidence it. */
+  entry_refs: (string | null)[];
+  /** A statement entry of the statement being recorded evidences it already. */
+  in_this_statement: boolean;
+  /** An item of the source being recorded names it already. */
+  has_item_of_source: boolean;
+}
+
+/**
+ * The credits of each of these terms, oldest first, each looked up through the terms index (a
+ * read that does not grow with the provider's history): with the bank references of the statement
+ * entries that evidence them, whether `statementId` evidences them already, and whether an item of
+ * `source` names them.
+ */
+export async function creditsByTerms(
+  q: Queryable,
+  providerId: string,
+  terms: readonly { k: number; accountKey: string; currency: string; amount: string; bookingDay: string }[],
+  opts: { statementId: string | null; source: ItemSource | null },
+): Promise<TermsCreditRow[]> {
+  if (terms.length === 0) return [];
+  const { rows } = await q.query<TermsCreditRow>(
+    `SELECT t.k, c.*,
+            ARRAY(SELECT e.bank_reference FROM statement_entries e WHERE e.credit_id = c.id AND e.statement_id IS DISTINCT FROM $3) AS entry_refs,
+            EXISTS (SELECT 1 FROM statement_entries e WHERE e.credit_id = c.id AND e.statement_id = $3) AS in_this_statement,
+            EXISTS (SELECT 1 FROM credit_items i WHERE i.credit_id = c.id AND i.source = $4) AS has_item_of_source
+       FROM jsonb_to_recordset($2::jsonb) AS t(k int, account_key text, currency text, amount numeric, booking_day date)
+       CROSS JOIN LATERAL (
+         SELECT * FROM credits x WHERE x.provider_id = $1 AND x.account_key = t.account_key AND x.currency = t.currency
+            AND x.amount = t.amount AND x.booking_day = t.booking_day OFFSET 0) c
+      ORDER BY t.k, c.seq`,
+    [providerId, JSON.stringify(terms.map((t) => ({ k: t.k, account_key: t.accountKey, currency: t.currency, amount: t.amount, booking_day: t.bookingDay }))),
+      opts.statementId, opts.source],
+  );
+  return rows;
+}
+
+/** Credits a statement entry found: evidenced by a statement now, with the bank's reference when they had none. */
+export async function markInStatement(q: Queryable, found: readonly { creditId: string; bankReference: string | null }[], at: Date): Promise<void> {
+  if (found.length === 0) return;
+  await q.query(
+    `UPDATE credits c SET in_statement = true, legacy_statement = false, bank_reference = COALESCE(c.bank_reference, f.bank_reference), updated_at = $2
+       FROM jsonb_to_recordset($1::jsonb) AS f(id text, bank_reference text) WHERE c.id = f.id`,
+    [JSON.stringify(found.map((f) => ({ id: f.creditId, bank_reference: f.bankReference }))), at],
+  );
+}
+
+export async function creditsByIds(q: Queryable, ids: readonly string[]): Promise<CreditRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await q.query<CreditRow>('SELECT * FROM credits WHERE id = ANY($1::text[])', [[...new Set(ids)]]);
   return rows;
 }
 
@@ -115,6 +239,23 @@ export async function requisitesByAccounts(q: Queryable, providerId: string, acc
     `SELECT a.account, r.id AS requisite_id FROM requisite_accounts a JOIN requisites r ON r.id = a.requisite_id
       WHERE a.provider_id = $1 AND a.account = ANY($2::text[]) ORDER BY a.account, (r.state = 'active') DESC, r.seq`,
     [providerId, accounts],
+  );
+  return rows;
+}
+
+/**
+ * The requisites of the provider whose account, as a number, ends with each tail (a masked account
+ * such as `*1234`): one row per tail and requisite, active ones first.
+ */
+export async function requisitesByTails(q: Queryable, providerId: string, tails: string[]): Promise<{ tail: string; requisite_id: string }[]> {
+  if (tails.length === 0) return [];
+  const { rows } = await q.query<{ tail: string; requisite_id: string }>(
+    `SELECT DISTINCT ON (t.tail, r.id) t.tail, r.id AS requisite_id, (r.state = 'active') AS active, r.seq
+       FROM unnest($2::text[]) AS t(tail)
+       JOIN requisite_accounts a ON a.provider_id = $1 AND a.account ~ '^[0-9]+$' AND right(a.account, length(t.tail)) = t.tail
+       JOIN requisites r ON r.id = a.requisite_id
+      ORDER BY t.tail, r.id`,
+    [providerId, tails],
   );
   return rows;
 }
@@ -175,6 +316,8 @@ export interface MatchableOrderRow {
   status: string;
   created_at: Date;
   expires_at: Date;
+  /** When it was completed or closed unpaid (cancel, expiry); null while open. */
+  finished_at: Date | null;
   payer_reference: string | null;
   requisite_id: string;
   matched_credit_id: string | null;
@@ -189,10 +332,10 @@ export async function ordersOnRequisites(
   r: { requisiteIds: string[]; currency: string; createdBy: Date; expiresFrom: Date },
 ): Promise<MatchableOrderRow[]> {
   const { rows } = await q.query<MatchableOrderRow>(
-    `SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
+    `SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.finished_at, o.payer_reference, a.requisite_id,
             (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
        FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
-      WHERE a.requisite_id = ANY($1::text[]) AND a.currency = $2 AND a.expires_at >= $4 AND o.placement = 'placed' AND o.created_at <= $3
+      WHERE a.requisite_id = ANY($1::text[]) AND a.currency = $2 AND a.expires_at >= $4 AND o.placement = 'placed' AND NOT o.sandbox AND o.created_at <= $3
       ORDER BY o.created_at, o.id`,
     [r.requisiteIds, r.currency, r.createdBy, r.expiresFrom],
   );
@@ -227,11 +370,11 @@ export async function sameAmountOrders(q: Queryable, probes: OrderProbe[]): Prom
     // pool ever made, a read that grows with history.
     `SELECT p.k, x.* FROM ${PROBES}
        CROSS JOIN LATERAL (
-         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id,
+         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.finished_at, o.payer_reference, a.requisite_id,
                 (SELECT c.id FROM credits c WHERE c.order_id = o.id) AS matched_credit_id
            FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
           WHERE a.requisite_id = ANY(p.requisite_ids) AND a.amount = p.amount AND a.currency = p.currency AND a.expires_at >= p.expires_from
-            AND o.placement = 'placed' AND o.created_at <= p.created_by AND o.amount = p.amount
+            AND o.placement = 'placed' AND NOT o.sandbox AND o.created_at <= p.created_by AND o.amount = p.amount
          OFFSET 0) x
       ORDER BY p.k, x.created_at, x.id`,
     [probeJson(probes)],
@@ -261,10 +404,10 @@ export async function waitingOrders(q: Queryable, groups: WaitingProbe[]): Promi
     // Group by group through the assignments' index on (requisite, expiry), as `sameAmountOrders` does.
     `SELECT w.g, x.* FROM jsonb_to_recordset($1::jsonb) AS w(g int, requisite_ids text[], currency text, created_by timestamptz, expires_from timestamptz)
        CROSS JOIN LATERAL (
-         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
+         SELECT o.id, o.amount, o.currency, o.status, o.created_at, o.expires_at, o.finished_at, o.payer_reference, a.requisite_id, NULL::text AS matched_credit_id
            FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
           WHERE a.requisite_id = ANY(w.requisite_ids) AND a.currency = w.currency AND a.expires_at >= w.expires_from
-            AND o.placement = 'placed' AND o.created_at <= w.created_by AND o.status <> 'Completed'
+            AND o.placement = 'placed' AND NOT o.sandbox AND o.created_at <= w.created_by AND o.status <> 'Completed'
             AND NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id)
          OFFSET 0) x`,
     [JSON.stringify(groups.map((w) => ({ g: w.g, requisite_ids: w.requisiteIds, currency: w.currency, created_by: w.createdBy.toISOString(), expires_from: w.expiresFrom.toISOString() })))],
@@ -290,6 +433,7 @@ export interface DayRow {
   credits_amount: string;
   matched: number;
   unmatched: number;
+  ignored: number;
   completed_without_credit: number;
 }
 
@@ -312,15 +456,18 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
          FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
         WHERE a.provider_id = $1 AND o.status = 'Completed' AND o.finished_at >= $2 AND o.finished_at < $3 GROUP BY 1),
      money AS (
-       SELECT c.requisite_id, count(*)::int AS n, sum(c.amount) AS amount,
-              count(*) FILTER (WHERE c.status = 'matched')::int AS matched, count(*) FILTER (WHERE c.status = 'unmatched')::int AS unmatched
+       -- A credit a person matched counts on its order's requisite (its account may have named another, or none).
+       SELECT COALESCE(CASE WHEN c.matched_by = 'operator' THEN (SELECT a.requisite_id FROM requisite_assignments a WHERE a.order_id = c.order_id) END, c.requisite_id) AS requisite_id,
+              count(*)::int AS n, sum(c.amount) AS amount,
+              count(*) FILTER (WHERE c.status = 'matched')::int AS matched, count(*) FILTER (WHERE c.status = 'unmatched')::int AS unmatched,
+              count(*) FILTER (WHERE c.status = 'ignored')::int AS ignored
          FROM credits c WHERE c.provider_id = $1 AND c.received_at >= $2 AND c.received_at < $3 GROUP BY 1),
      keys AS (
        SELECT id AS requisite_id, seq FROM requisites WHERE provider_id = $1
        UNION ALL SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM money WHERE requisite_id IS NULL))
      SELECT k.requisite_id, COALESCE(i.n, 0) AS orders_issued, COALESCE(d.n, 0) AS orders_completed, COALESCE(d.amount, 0)::numeric AS completed_amount,
             COALESCE(m.n, 0) AS credits, COALESCE(m.amount, 0)::numeric AS credits_amount, COALESCE(m.matched, 0) AS matched,
-            COALESCE(m.unmatched, 0) AS unmatched, COALESCE(d.without_credit, 0) AS completed_without_credit
+            COALESCE(m.unmatched, 0) AS unmatched, COALESCE(m.ignored, 0) AS ignored, COALESCE(d.without_credit, 0) AS completed_without_credit
        FROM keys k
        LEFT JOIN issued i ON i.requisite_id = k.requisite_id
        LEFT JOIN completed d ON d.requisite_id = k.requisite_id
@@ -337,6 +484,21 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
 export async function countCredits(q: Queryable, status: CreditStatus): Promise<number> {
   const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM credits WHERE status = $1', [status]);
   return rows[0]?.n ?? 0;
+}
+
+/** Marks the credits of these ids that are unmatched as ignored with the reason: the ids ignored. */
+export async function ignoreUnmatched(q: Queryable, ids: readonly string[], reason: string, at: Date): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE credits SET status = 'ignored', reason = $2, updated_at = $3 WHERE id = ANY($1::text[]) AND status = 'unmatched' RETURNING id`,
+    [[...new Set(ids)], reason, at],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The requisite an order was given, when a pool gave it one. */
+export async function requisiteOfOrder(q: Queryable, orderId: string): Promise<string | null> {
+  const { rows } = await q.query<{ requisite_id: string }>('SELECT requisite_id FROM requisite_assignments WHERE order_id = $1', [orderId]);
+  return rows[0]?.requisite_id ?? null;
 }
 
 /** Unmatched credits per provider. */

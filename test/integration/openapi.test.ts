@@ -169,7 +169,7 @@ describe('the OpenAPI document', () => {
   it('describes the statement upload with the file types the service reads, not JSON', async () => {
     const op = doc.paths['/admin/v1/providers/{id}/statements'].post;
     expect(op.requestBody.required).toBe(true);
-    expect(Object.keys(op.requestBody.content)).toEqual(['application/xml', 'text/xml', 'text/csv']);
+    expect(Object.keys(op.requestBody.content)).toEqual(['application/xml', 'text/xml', 'text/csv', 'text/plain', 'application/octet-stream']);
     for (const [type, media] of Object.entries<any>(op.requestBody.content)) expect(media.schema, type).toMatchObject({ type: 'string', contentMediaType: type });
     expect(op.requestBody.content['text/csv'].schema.description).toContain('transactionId,account,amount,currency,receivedAt,payer,reference');
     expect(op['x-error-codes']).toEqual(expect.arrayContaining(['STATEMENT_INVALID', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']));

@@ -16,7 +16,7 @@ import { param, query, type Kit } from '../../web/office/kit.js';
 import { OFFICE, off } from '../../web/office/session.js';
 import { readCookie, seeOther } from '../../web/session.js';
 import { registerUploads } from '../../web/upload.js';
-import { importStatement } from '../credits.js';
+import { importStatement } from '../statementImport.js';
 import { poolProvider, poolProviders } from '../queue.js';
 import { createRequisite, getRequisiteView, listRequisites, patchRequisite, poolDeclines, type RequisitePatchInput } from '../requisites.js';
 import { STATEMENT_MAX_BYTES } from '../statements/index.js';
@@ -80,12 +80,6 @@ function typed(form: Record<string, unknown>): RequisiteFormValues {
 }
 
 /** camt is XML and starts with `<` (after a byte-order mark and blanks); anything else is read as the CSV. */
-export function statementTypeOf(content: Buffer): 'application/xml' | 'text/csv' {
-  let i = content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf ? 3 : 0;
-  while (i < content.length && (content[i] === 0x20 || content[i] === 0x09 || content[i] === 0x0a || content[i] === 0x0d)) i++;
-  return content[i] === 0x3c ? 'application/xml' : 'text/csv';
-}
-
 /**
  * Before a byte of a statement is read, the sender must be a signed-in administrator: a stranger
  * or a support operator cannot make the server take in 50 MiB. (The full checks, CSRF included,
@@ -195,7 +189,7 @@ export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
         const body = (async function* () {
           yield file.content;
         })();
-        const summary = await importStatement(ctx, id, statementTypeOf(file.content), body, off(req).operator.id);
+        const summary = await importStatement(ctx, id, body, { filename: file.fileName || null, profile: null, actor: off(req).operator.id });
         return showPool(req, reply, id, { statement: { summary, fileName: file.fileName || 'The statement' } });
       } catch (err) {
         if (err instanceof AppError && err.code === 'STATEMENT_INVALID') return refuse(ERROR_STATUS[err.code], `This is not a statement we can read (STATEMENT_INVALID): ${err.detail ?? ''}`);

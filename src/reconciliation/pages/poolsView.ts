@@ -7,7 +7,7 @@ import type { Capability } from '../../domain/providers.js';
 import { PAYMENT_KEYS } from '../../domain/payment.js';
 import { html, type Html, type Interpolation } from '../../web/html.js';
 import { csrfInput, isAdmin, notice, officePage, utc, type Shell } from '../../web/office/ui.js';
-import type { StatementSummary } from '../credits.js';
+import type { StatementAnswer } from '../statementImport.js';
 import type { PoolProvider } from '../queue.js';
 import type { DeclineView, RequisiteView } from '../requisites.js';
 import { CREDITS_PATH } from './creditsView.js';
@@ -92,7 +92,7 @@ export type RequisiteFormValues = Partial<Record<string, string | string[]>>;
 export interface PoolPageState {
   done?: string | null;
   create?: { values: RequisiteFormValues; error: string };
-  statement?: { summary: StatementSummary; fileName: string } | { error: string; fileName: string | null };
+  statement?: { summary: StatementAnswer; fileName: string } | { error: string; fileName: string | null };
 }
 
 function requisiteActions(s: Shell, r: RequisiteView, back: 'pool' | 'requisite'): Html {
@@ -173,19 +173,21 @@ function statementSection(s: Shell, p: PoolProvider, st?: PoolPageState['stateme
   let result: Html = html``;
   if (st && 'summary' in st) {
     const m = st.summary;
-    result = html`<div class="notice ok" role="status" id="statement-summary"><p><strong>${st.fileName}</strong> read.</p>
-<dl class="fields rc-summary"><dt>Entries</dt><dd data-field="entries">${m.entries}</dd><dt>Credits</dt><dd data-field="credits">${m.credits}</dd><dt>Duplicates</dt><dd data-field="duplicates">${m.duplicates}</dd>
-<dt>Matched</dt><dd data-field="matched">${m.matched}</dd><dt>Unmatched</dt><dd data-field="unmatched">${m.unmatched}</dd><dt>Skipped</dt><dd data-field="skipped">${m.skipped}</dd></dl>
+    result = html`<div class="notice ok" role="status" id="statement-summary"><p><strong>${st.fileName}</strong> ${m.sameAs ? html`was recorded before (<span data-field="same-as">${m.sameAs}</span>); nothing new was recorded.` : 'read.'}</p>
+<dl class="fields rc-summary"><dt>Format</dt><dd data-field="format">${m.format}${m.version ? ` ${m.version}` : ''}</dd><dt>Entries</dt><dd data-field="entries">${m.entries}</dd><dt>Credits</dt><dd data-field="credits">${m.credits}</dd><dt>Duplicates</dt><dd data-field="duplicates">${m.duplicates}</dd>
+<dt>Matched</dt><dd data-field="matched">${m.matched}</dd><dt>Unmatched</dt><dd data-field="unmatched">${m.unmatched}</dd><dt>Skipped</dt><dd data-field="skipped">${m.skipped}</dd><dt>Unreadable</dt><dd data-field="unreadable">${m.unreadable}</dd>
+<dt>Balances</dt><dd data-field="balance-check">${m.balanceCheck}${m.balanceDifference ? ` (difference ${m.balanceDifference})` : ''}</dd><dt>Continuity</dt><dd data-field="continuity">${m.continuity}${m.gap ? ` (missing ${m.gap.from ?? '?'} to ${m.gap.to ?? '?'})` : ''}</dd></dl>
+${m.problems.length ? html`<p>Entries that could not be read:</p><ul class="rc-wrap">${m.problems.slice(0, 10).map((x) => html`<li>${x.index}: ${x.problem}</li>`)}</ul>` : ''}
 ${m.unmatched > 0 ? html`<p><a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Work the unmatched credits</a></p>` : ''}</div>`;
   } else if (st) {
     result = html`<div class="notice bad rc-wrap" role="alert" id="statement-error"><p>${st.fileName ? html`<strong>${st.fileName}</strong>: ` : ''}${st.error}</p><p>Nothing was recorded.</p></div>`;
   }
   return html`<section class="card" aria-labelledby="statement-h"><h2 id="statement-h">Upload a bank statement</h2>
 ${result}
-<p class="muted rc-wrap">ISO 20022 camt.053 or camt.054 (XML), or CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>; up to 50 MiB. Each booked credit is recorded once and matched; one already recorded counts as a duplicate.</p>
+<p class="muted rc-wrap">ISO 20022 camt.052, camt.053 or camt.054, MT940 or MT942, a 1C client-bank file, or CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>; up to 50 MiB, in any encoding the file declares. Each booked credit is recorded once and matched; money recorded before counts as a duplicate, and entries that cannot be read are listed without stopping the rest.</p>
 ${isAdmin(s.o)
   ? html`<form class="stack" method="post" action="/office/pools/${p.id}/statements" enctype="multipart/form-data">${csrfInput(s.o.csrf)}
-<label for="statement-file">Statement file</label><input type="file" id="statement-file" name="statement" required accept=".xml,.csv,application/xml,text/xml,text/csv">
+<label for="statement-file">Statement file</label><input type="file" id="statement-file" name="statement" required accept=".xml,.csv,.txt,.sta,.940,.mt940,application/xml,text/xml,text/csv,text/plain">
 <button type="submit">Upload statement</button></form>`
   : html`<p class="muted">Uploading statements is for administrators.</p>`}
 </section>`;

@@ -5,7 +5,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { Format } from 'typebox/format';
-import { statementProblem } from './types.js';
+import { statementProblem, type StatementBalance, type StatementSection } from './types.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; why: string };
 
@@ -108,4 +108,64 @@ export async function* utf8Chunks(body: AsyncIterable<Uint8Array | string>, maxB
     throw statementProblem('the file is not UTF-8 text (it ends inside a character)');
   }
   if (rest) yield rest;
+}
+
+const SIGNED_DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * A signed plain decimal (`-1200.5`, `+3.00`, `0`) with at most `placesWritten` fraction digits,
+ * of which those past the 2nd must be zeros, as a balance with exactly 2 places (`"-1200.50"`).
+ */
+export function signedAmount(text: string, placesWritten: number): Checked<string> {
+  const m = SIGNED_DECIMAL.exec(text);
+  if (!m) return { ok: false, why: `"${clip(text)}" is not a decimal number` };
+  const [, , whole, fraction = ''] = m;
+  if (whole.replace(/^0+(?=\d)/, '').length > MAX_INTEGER_DIGITS) return { ok: false, why: `"${clip(text)}" is too large` };
+  if (fraction.length > placesWritten || /[1-9]/.test(fraction.slice(2))) return { ok: false, why: `"${clip(text)}" has more than 2 decimal places` };
+  return { ok: true, value: new Decimal(text).toFixed(2) };
+}
+
+/**
+ * Sums one section's booked entries for the balance check, and the first and last booking day
+ * seen, as a reader goes: `credit`/`debit` with a readable amount, `unreadable` for a booked entry
+ * whose amount could not be read.
+ */
+export class SectionTally {
+  private creditSum = new Decimal(0);
+  private debitSum = new Decimal(0);
+  private unreadableCount = 0;
+  private first: string | null = null;
+  private last: string | null = null;
+
+  credit(amount: string): void {
+    this.creditSum = this.creditSum.plus(amount);
+  }
+
+  debit(amount: string): void {
+    this.debitSum = this.debitSum.plus(amount);
+  }
+
+  unreadable(): void {
+    this.unreadableCount += 1;
+  }
+
+  /** A booking day (`YYYY-MM-DD`) of the section, to know its period when the file does not state it. */
+  day(date: string | null): void {
+    if (date === null) return;
+    if (this.first === null || date < this.first) this.first = date;
+    if (this.last === null || date > this.last) this.last = date;
+  }
+
+  section(s: { account: string; from?: string | null; to?: string | null; opening: StatementBalance | null; closing: StatementBalance | null }): StatementSection {
+    return {
+      account: s.account,
+      from: s.from ?? this.first,
+      to: s.to ?? this.last,
+      opening: s.opening,
+      closing: s.closing,
+      credits: this.creditSum.toFixed(2),
+      debits: this.debitSum.toFixed(2),
+      unreadable: this.unreadableCount,
+    };
+  }
 }

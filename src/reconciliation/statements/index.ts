@@ -1,115 +1,265 @@
 /**
- * Bank statement readers for `POST /admin/v1/providers/{id}/statements`: ISO 20022 camt.053 and
- * camt.054 (001.02–001.08) and the CSV of the reconciliation contract, read from the request
- * body as a stream.
+ * Bank statements as the upload receives them: the body is written to a temporary file as it
+ * arrives (counted against the 50 MiB limit, hashed with SHA-256, checked for UTF-8), the file's
+ * encoding and format are recognised from its content, and its entries are read by the format's
+ * push reader into a second temporary file of one JSON line each, so memory holds a chunk of the
+ * file and a batch of entries whatever the file's size. Only once the whole file has been read,
+ * and found to be a statement, does the caller record anything.
  *
- * A file is recorded whole or not at all, so a caller either
- *  - calls `readStatement` and records `credits` only when it answers `ok` (the credits of a
- *    file are small next to the file: a 50 MiB camt.053 has some 50 000 entries), or
- *  - iterates `openStatement(…)` inside its database transaction, recording as it goes, and
- *    commits only after the loop has ended: the iterator throws `StatementInvalidError` at the
- *    first fault, which may come after credits were yielded, and the caller then rolls back.
- *
- * On a fault the reader stops reading and leaves the body open (see `utf8Chunks`): the caller
- * answers `400 STATEMENT_INVALID` (or `413` for `too-large`) and then drains it (`for await` over
- * it reads the rest) or closes it.
+ * The temporary files live in a folder named after the process (`paygate-statement-<pid>-…`): the
+ * caller removes it when the request ends, whatever happened, and a process that starts removes
+ * the folders of processes that no longer run (`removeStaleSpools`).
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import iconv from 'iconv-lite';
 import { CamtReader } from './camt.js';
-import { csvCredits } from './csv.js';
-import { utf8Chunks } from './fields.js';
-import {
-  STATEMENT_MAX_BYTES,
-  StatementInvalidError,
-  type StatementCredit,
-  type StatementKind,
-  type StatementProblem,
-  type StatementTotals,
-} from './types.js';
+import { CsvReader } from './csv.js';
+import { CsvProfileReader, type CsvProfile } from './csvProfile.js';
+import { Mt940Reader } from './mt940.js';
+import { OneCReader } from './onec.js';
+import { STATEMENT_MAX_BYTES, statementProblem, type StatementEntry, type StatementReader, type StatementSummaryOfFile } from './types.js';
 
 export * from './types.js';
-export { CSV_COLUMNS } from './csv.js';
-
-export interface StatementOptions {
-  /** Bytes read at most before the file is refused as `too-large`; the contract's 50 MiB by default. */
-  readonly maxBytes?: number;
-}
 
 /** The body of an HTTP request or any other source of bytes (a Node `Readable` is one). */
 export type StatementBody = AsyncIterable<Uint8Array | string>;
 
+const SPOOL_PREFIX = 'paygate-statement-';
+
+/** A body kept on disk: where, how big, its digest, and whether its bytes are UTF-8. */
+export interface SpooledFile {
+  readonly dir: string;
+  readonly path: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly utf8: boolean;
+}
+
+/** A folder for one upload's temporary files; the caller removes it (`discard`). */
+export async function spoolFolder(): Promise<string> {
+  return mkdtemp(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
+}
+
+export async function discard(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
 /**
- * Which reader a `Content-Type` calls for: `application/xml` (or `text/xml`) is camt,
- * `text/csv` is CSV, anything else none (the caller answers 415). Parameters such as
- * `charset=utf-8` are allowed; both formats are UTF-8.
+ * Writes the body to `dir/file` as it arrives. Throws the `too-large` problem past `maxBytes`
+ * (stopping at once), and whatever the body throws (a client gone mid-upload); the caller removes
+ * the folder in every case. Writes go through a file handle awaited one by one, so nothing is
+ * left writing, and no stream left to fail, once this returns or throws.
  */
-export function statementKindOf(contentType: string | undefined): StatementKind | null {
-  const type = (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
-  if (type === 'application/xml' || type === 'text/xml') return 'camt';
-  if (type === 'text/csv') return 'csv';
+export async function spoolBody(body: StatementBody, dir: string, maxBytes = STATEMENT_MAX_BYTES): Promise<SpooledFile> {
+  const path = join(dir, 'file');
+  const hash = createHash('sha256');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  let valid = true;
+  let bytes = 0;
+  const handle = await open(path, 'w');
+  try {
+    for await (const chunk of body) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      bytes += buf.byteLength;
+      if (bytes > maxBytes) throw statementProblem(`the file is larger than ${maxBytes} bytes`, {}, 'too-large');
+      hash.update(buf);
+      if (valid) {
+        try {
+          utf8.decode(buf, { stream: true });
+        } catch {
+          valid = false;
+        }
+      }
+      await handle.write(buf);
+    }
+    if (valid) {
+      try {
+        utf8.decode();
+      } catch {
+        valid = false;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  return { dir, path, bytes, sha256: hash.digest('hex'), utf8: valid };
+}
+
+/** Removes the spool folders of processes that no longer run (a process killed mid-upload leaves its folder). */
+export async function removeStaleSpools(folder = tmpdir()): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const m = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`).exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    await rm(join(folder, name), { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// ---- encodings and formats
+
+/** How much of the file's start is read to recognise its encoding and format. */
+const HEAD_BYTES = 8 * 1024;
+
+async function headOf(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The encoding to read the file in: the byte order mark; else the encoding an XML declaration or a
+ * 1C header names (a known one; an unknown name falls back to what the bytes say, never refuses);
+ * else the profile's; else UTF-8 when the bytes are UTF-8, otherwise windows-1251 when most letters
+ * beyond ASCII are in its Cyrillic range and ISO-8859-1 when not.
+ */
+export function encodingOf(head: Buffer, utf8: boolean, profileEncoding: string | null = null): string {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  const ascii = head.toString('latin1');
+  const declared = /^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(ascii)?.[1];
+  if (declared && iconv.encodingExists(declared)) return declared.toLowerCase();
+  if (/^\s*1CClientBankExchange/.test(ascii)) {
+    // `Кодировка=Windows` or `Кодировка=DOS`: the key is Cyrillic, so it is looked for in the text as windows-1251 reads it.
+    const named = /Кодировка\s*=\s*(\S+)/.exec(iconv.decode(head, 'windows-1251'))?.[1]?.toUpperCase();
+    if (named === 'DOS') return 'cp866';
+    if (named === 'WINDOWS' && !utf8) return 'windows-1251';
+  }
+  if (profileEncoding && iconv.encodingExists(profileEncoding)) return profileEncoding.toLowerCase();
+  if (utf8) return 'utf-8';
+  return looksCyrillic(head) ? 'windows-1251' : 'iso-8859-1';
+}
+
+/** Bytes 0xC0–0xFF are Cyrillic letters in windows-1251 and make up nearly every non-ASCII byte of Russian text; Latin-1 text has few of them between ASCII letters. */
+function looksCyrillic(head: Buffer): boolean {
+  let high = 0;
+  let letters = 0;
+  for (const b of head) {
+    if (b >= 0xc0) high += 1;
+    if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b >= 0xc0) letters += 1;
+  }
+  return letters > 0 && high / letters > 0.3;
+}
+
+export type DetectedFormat = 'camt' | 'mt94x' | '1c' | 'csv' | 'csv-profile';
+
+/** Which reader the file's first text calls for, or null when it is no statement this gateway reads. */
+export function formatOf(headText: string, hasProfile: boolean): DetectedFormat | null {
+  if (hasProfile) return 'csv-profile';
+  const text = headText.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('<')) return 'camt';
+  if (text.startsWith('1CClientBankExchange')) return '1c';
+  if (/^transactionId,account,amount,currency,receivedAt/.test(text)) return 'csv';
+  // SWIFT blocks `{1:…}`, or the fields of an MT940/MT942 message near the start.
+  if (text.startsWith('{1:') || /(^|\n)\s*:20:/.test(text.slice(0, 4096)) && /(^|\n)\s*:25:/.test(text)) return 'mt94x';
   return null;
 }
 
-/** Credits as they are read, and the counts once the file has been read to its end. */
-export interface StatementStream extends AsyncIterable<StatementCredit> {
-  /** Null until the iteration has ended without a fault. */
-  readonly totals: StatementTotals | null;
+function readerOf(format: DetectedFormat, profile: CsvProfile | null): StatementReader {
+  switch (format) {
+    case 'camt':
+      return new CamtReader();
+    case 'mt94x':
+      return new Mt940Reader();
+    case '1c':
+      return new OneCReader();
+    case 'csv':
+      return new CsvReader();
+    case 'csv-profile':
+      return new CsvProfileReader(profile!);
+  }
 }
 
-/**
- * Reads `body` as a statement of `kind`, yielding its credits in file order. Can be iterated
- * once. Throws `StatementInvalidError` (its `problem` says what and where) at the first fault;
- * see the module comment for recording safely.
- */
-export function openStatement(body: StatementBody, kind: StatementKind, options: StatementOptions = {}): StatementStream {
-  const maxBytes = options.maxBytes ?? STATEMENT_MAX_BYTES;
-  let totals: StatementTotals | null = null;
-  let started = false;
-  async function* camt(): AsyncGenerator<StatementCredit> {
-    const reader = new CamtReader();
-    for await (const text of utf8Chunks(body, maxBytes)) {
-      reader.write(text);
-      yield* reader.take();
-    }
-    reader.close();
-    yield* reader.take();
-    const counts = reader.counts();
-    totals = { format: counts.format!, entries: counts.entries, credits: counts.credits, skipped: counts.skipped };
-  }
-  async function* csv(): AsyncGenerator<StatementCredit> {
-    const counts = { entries: 0 };
-    yield* csvCredits(utf8Chunks(body, maxBytes), counts);
-    totals = { format: 'csv', entries: counts.entries, credits: counts.entries, skipped: 0 };
-  }
-  return {
-    get totals() {
-      return totals;
-    },
-    [Symbol.asyncIterator]() {
-      if (started) throw new Error('a statement stream can be read once');
-      started = true;
-      return kind === 'camt' ? camt() : csv();
-    },
-  };
+/** The entries read and spooled, with what the file says of itself. */
+export interface ReadFile {
+  readonly encoding: string;
+  readonly summary: StatementSummaryOfFile;
+  readonly entries: number;
+  /** One JSON line per entry, in file order. */
+  readonly entriesPath: string;
 }
 
-export type StatementReadResult =
-  | { readonly ok: true; readonly totals: StatementTotals; readonly credits: readonly StatementCredit[] }
-  | { readonly ok: false; readonly problem: StatementProblem };
+const DESCRIBE = 'a camt.052, camt.053 or camt.054 document, an MT940 or MT942 statement, a 1C client-bank exchange file, or a CSV with the header transactionId,account,amount,currency,receivedAt,payer,reference (or a CSV profile named by ?profile=)';
 
 /**
- * Reads the whole statement and answers its credits and counts, or the problem that makes it
- * no statement (nothing to record then). Only faults of the file are answered as `ok: false`;
- * a failing body stream (the client went away) still rejects.
+ * Reads the spooled file to its end with the reader its content calls for, writing every entry to
+ * `dir/entries.ndjson`. Throws `StatementInvalidError` when the file is no statement.
  */
-export async function readStatement(body: StatementBody, kind: StatementKind, options: StatementOptions = {}): Promise<StatementReadResult> {
-  const stream = openStatement(body, kind, options);
-  const credits: StatementCredit[] = [];
+export async function readSpooled(file: SpooledFile, profile: CsvProfile | null): Promise<ReadFile> {
+  const head = await headOf(file.path);
+  const encoding = encodingOf(head, file.utf8, profile?.encoding ?? null);
+  const headText = iconv.decode(head, encoding);
+  if (file.bytes === 0 || headText.trim() === '') throw statementProblem(`the file is empty; send ${DESCRIBE}`);
+  const format = formatOf(headText, profile !== null);
+  if (format === null) throw statementProblem(`the file is in no format this gateway reads; send ${DESCRIBE}`, { line: 1 });
+  const reader = readerOf(format, profile);
+  const entriesPath = join(file.dir, 'entries.ndjson');
+  const out = await open(entriesPath, 'w');
+  let entries = 0;
   try {
-    for await (const credit of stream) credits.push(credit);
-  } catch (err) {
-    if (err instanceof StatementInvalidError) return { ok: false, problem: err.problem };
-    throw err;
+    const decoder = iconv.getDecoder(encoding);
+    const flush = async (list: StatementEntry[]) => {
+      if (list.length === 0) return;
+      entries += list.length;
+      await out.write(list.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    };
+    for await (const chunk of createReadStream(file.path, { highWaterMark: 64 * 1024 })) {
+      const text = decoder.write(chunk as Buffer);
+      if (text) reader.write(text);
+      await flush(reader.take());
+    }
+    const rest = decoder.end();
+    if (rest) reader.write(rest);
+    reader.close();
+    await flush(reader.take());
+  } finally {
+    await out.close();
   }
-  return { ok: true, totals: stream.totals!, credits };
+  return { encoding, summary: reader.summary(), entries, entriesPath };
 }
 
+/** The spooled entries back, `size` at a time, in file order. */
+export async function* entryBatches(path: string, size: number): AsyncGenerator<StatementEntry[]> {
+  let batch: StatementEntry[] = [];
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (line === '') continue;
+      batch.push(JSON.parse(line) as StatementEntry);
+      if (batch.length === size) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length) yield batch;
+  } finally {
+    lines.close();
+  }
+}
+
+/** Keeps file content quoted in messages short. */
+export { clip } from './fields.js';
+export type { CsvProfile } from './csvProfile.js';

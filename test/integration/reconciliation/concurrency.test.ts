@@ -6,7 +6,7 @@ import { dbNonceStore } from '../../../src/services/nonces.js';
 import { createRateLimits } from '../../../src/services/rateLimits.js';
 import { openPg, type Db } from '../../../src/store/db.js';
 import { serverUrl } from '../../helpers/db.js';
-import { admin, createHarness, json, provisionDesk, type DeskCreds, type Harness } from '../../helpers/harness.js';
+import { ADMIN_TOKEN, admin, createHarness, json, provisionDesk, type DeskCreds, type Harness } from '../../helpers/harness.js';
 import { card, credit, feed, order, pools, type Pool } from './helpers.js';
 
 /**
@@ -133,6 +133,45 @@ describe.runIf(serverUrl)('two instances on one PostgreSQL', () => {
           expect(c).toMatchObject({ status: 'matched', orderId: o.id });
         }
         expect(await ledgerCredits(o.id)).toBe(1);
+      }
+    }, 60_000);
+  });
+
+  describe('credit identity between instances', () => {
+    const upload = (app: FastifyInstance, providerId: string, body: string) =>
+      app.inject({ method: 'POST', url: `/admin/v1/providers/${providerId}/statements`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' }, payload: body });
+    const creditCount = async (providerId: string) => (await h.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM credits WHERE provider_id = $1', [providerId])).rows[0].n;
+    const HEADER = 'transactionId,account,amount,currency,receivedAt,payer,reference,bankReference';
+
+    it('the same file taken by both at once is recorded once: one records it, the other answers sameAs', async () => {
+      const q = await pool([{ card: card(50) }]);
+      const at = new Date(h.clock.now()).toISOString();
+      const rows = Array.from({ length: 1200 }, (_, i) => `r${i},${card(50)},${(i % 50) + 1}.00,RUB,${at},P,,BR-${i}`);
+      const csv = [HEADER, ...rows].join('\n');
+      const [x, y] = await Promise.all([upload(h.app, q.id, csv), upload(app2, q.id, csv)]);
+      expect(x.statusCode, x.body).toBe(200);
+      expect(y.statusCode, y.body).toBe(200);
+      const answers = [json(x).result, json(y).result];
+      expect(answers[0].statementId).toBe(answers[1].statementId);
+      expect(answers.filter((a) => a.sameAs !== null)).toHaveLength(1);
+      expect(await creditCount(q.id)).toBe(1200);
+    }, 60_000);
+
+    it('a file and the feed with the same money at once make one credit of each payment', async () => {
+      const q = await pool([{ card: card(51) }]);
+      const at = new Date(h.clock.now()).toISOString();
+      for (let round = 0; round < 5; round++) {
+        const amount = `${900 + round}.00`;
+        const [file, fed] = await Promise.all([
+          upload(app2, q.id, [HEADER, `f${round},${card(51)},${amount},RUB,${at},P,,`].join('\n')),
+          feed(h, q, { credits: [credit(h, card(51), amount, { receivedAt: at })] }),
+        ]);
+        expect(file.statusCode, file.body).toBe(200);
+        expect(fed.statusCode, fed.body).toBe(200);
+        const n = (await h.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM credits WHERE provider_id = $1 AND amount = $2', [q.id, amount])).rows[0].n;
+        expect(n, amount).toBe(1);
+        // Whichever came second found the first's money.
+        expect(json(file).result.duplicates + (json(fed).result.credits[0].duplicate ? 1 : 0)).toBe(1);
       }
     }, 60_000);
   });

@@ -54,6 +54,7 @@ describe('the feed: POST /providers/v1/{providerId}/credits', () => {
       receivedAt: '2026-01-15T12:00:00Z',
       payer: 'IVAN I.',
       reference: null,
+      bankReference: null,
       source: 'feed',
       sourceId: item.transactionId,
       status: 'matched',
@@ -63,6 +64,7 @@ describe('the feed: POST /providers/v1/{providerId}/credits', () => {
       candidates: [],
       difference: null,
       createdAt: '2026-01-15T12:00:00Z',
+      statementEntries: [],
     });
     const done = await getOrder(h, o.id);
     expect(done.status).toBe('Completed');
@@ -74,26 +76,29 @@ describe('the feed: POST /providers/v1/{providerId}/credits', () => {
     expect(view).toMatchObject({ receivedToday: '918.00', openOrders: 0 });
   });
 
-  it('is idempotent by transactionId: a repeat answers the recorded credit with duplicate: true and changes nothing', async () => {
+  it('is idempotent by transactionId and terms: a repeat answers the recorded credit with duplicate: true and changes nothing; other terms are another payment', async () => {
     const o = await placed(h, desk, 919);
     const item = credit(h, o.payment.card ?? o.payment.phone, '919.00');
     const first = json(await feed(h, p, { credits: [item] })).result.credits[0];
     const again = await feed(h, p, { credits: [item, { ...item, amount: '1.00' }] });
     expect(again.statusCode).toBe(200);
-    for (const r of json(again).result.credits) expect(r).toEqual({ ...first, duplicate: true });
+    const [repeat, reused] = json(again).result.credits;
+    expect(repeat).toEqual({ ...first, duplicate: true, duplicateOf: first.creditId });
+    expect(reused).toMatchObject({ transactionId: item.transactionId, status: 'unmatched', orderId: null, duplicate: false, duplicateOf: null, warnings: ['TRANSACTION_ID_REUSED'] });
+    expect(reused.creditId).not.toBe(first.creditId);
     expect(await ledger(o.id)).toHaveLength(1);
-    const { rows } = await h.ctx.db.query('SELECT id FROM credits WHERE source_id = $1', [item.transactionId]);
-    expect(rows).toHaveLength(1);
+    const { rows } = await h.ctx.db.query('SELECT amount FROM credits WHERE source_id = $1 ORDER BY amount', [item.transactionId]);
+    expect(rows.map((r: any) => r.amount)).toEqual(['1.00', '919.00']);
   });
 
   it('a transactionId twice in one request is one credit: the first is recorded and matched, the second answers it as a duplicate', async () => {
     const o = await placed(h, desk, 923);
     const item = credit(h, o.payment.card ?? o.payment.phone, '923.00');
-    const res = await feed(h, p, { credits: [item, { ...item, amount: '5.00' }] });
+    const res = await feed(h, p, { credits: [item, { ...item }] });
     expect(res.statusCode, res.body).toBe(200);
     const [first, second] = json(res).result.credits;
     expect(first).toMatchObject({ transactionId: item.transactionId, status: 'matched', orderId: o.id, duplicate: false });
-    expect(second).toEqual({ ...first, duplicate: true });
+    expect(second).toEqual({ ...first, duplicate: true, duplicateOf: first.creditId });
     const { rows } = await h.ctx.db.query<{ amount: string }>('SELECT amount FROM credits WHERE source_id = $1', [item.transactionId]);
     expect(rows.map((r) => r.amount)).toEqual(['923.00']);
     expect(await ledger(o.id)).toHaveLength(1);
@@ -348,7 +353,7 @@ describe('matching', () => {
     const csv = `transactionId,account,amount,currency,receivedAt,payer,reference\n${nextTxn()},${card(12)},1900.00,RUB,${o.createdAt.slice(0, 10)},X,\n`;
     const res = await h.app.inject({ method: 'POST', url: `/admin/v1/providers/${p.id}/statements`, headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'text/csv' }, payload: csv });
     expect(res.statusCode, res.body).toBe(200);
-    expect(json(res).result).toEqual({ entries: 1, credits: 1, duplicates: 0, matched: 1, unmatched: 0, skipped: 0 });
+    expect(json(res).result).toMatchObject({ entries: 1, credits: 1, duplicates: 0, matched: 1, unmatched: 0, skipped: 0, unreadable: 0 });
     expect((await getOrder(h, o.id)).status).toBe('Completed');
   });
 });
@@ -360,15 +365,19 @@ describe('by hand and the queue', () => {
   });
   const body = (extra: Record<string, unknown> = {}) => ({ providerId: p.id, account: card(20), amount: '1.00', currency: 'RUB', receivedAt: at(h.clock.now()), payer: null, reference: null, ...extra });
 
-  it('POST /credits: 201 and matched like any other; 200 with the recorded credit for a repeated sourceId', async () => {
+  it('POST /credits: 201 and matched like any other; 200 with the recorded credit for a repeated sourceId with the same terms', async () => {
     const o = await placed(h, desk, 2100);
     const res = await admin(h.app, 'POST', '/credits', body({ amount: '2100.00', sourceId: 'bank-line-1' }));
     expect(res.statusCode, res.body).toBe(201);
     const c = json(res).result;
     expect(c).toMatchObject({ source: 'operator', sourceId: 'bank-line-1', status: 'matched', orderId: o.id });
-    const again = await admin(h.app, 'POST', '/credits', body({ amount: '5.00', sourceId: 'bank-line-1' }));
+    const again = await admin(h.app, 'POST', '/credits', body({ amount: '2100.00', sourceId: 'bank-line-1' }));
     expect(again.statusCode).toBe(200);
     expect(json(again).result).toEqual(c);
+    // The same id with other terms is another payment.
+    const other = await admin(h.app, 'POST', '/credits', body({ amount: '5.00', sourceId: 'bank-line-1' }));
+    expect(other.statusCode).toBe(201);
+    expect(json(other).result.id).not.toBe(c.id);
     const generated = json(await admin(h.app, 'POST', '/credits', body())).result;
     expect(generated.sourceId).toMatch(/^op_/);
     expect((await audit(c.id))[0]).toMatchObject({ action: 'credit.create', actor: 'token' });

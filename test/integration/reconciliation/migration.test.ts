@@ -32,9 +32,12 @@ describe('migration 0010', () => {
     }
     expect(rows.map((r) => r.created_at.getTime())).toEqual([...rows.map((r) => r.created_at.getTime())].sort((a, b) => a - b));
     const accounts = await t.db.query<{ requisite_id: string; account: string }>('SELECT requisite_id, account FROM requisite_accounts ORDER BY account');
+    // As written (without spaces, dashes, case), by digits, and a phone by its national number (migration 0022).
     expect(accounts.rows).toEqual([
       { requisite_id: rows[1].id, account: '+79000000002' },
       { requisite_id: rows[0].id, account: '2200150000000001' },
+      { requisite_id: rows[1].id, account: '79000000002' },
+      { requisite_id: rows[1].id, account: 'tel:9000000002' },
     ]);
     const old = await t.db.query(`SELECT to_regclass('pool_requisites') AS t`);
     expect(old.rows[0].t).toBeNull();

@@ -317,10 +317,10 @@ describe('statement upload', () => {
     expect((await getOrder(h, o.id)).status).toBe('Completed');
     const audit = (await auditOf(p.id)).find((e: any) => e.action === 'provider.statement');
     expect(audit).toMatchObject({ actor: adminId, outcome: 'ok' });
-    // The same file again: every credit a duplicate, nothing new.
+    // The same file again: recorded before, nothing new.
     const again = await a.upload(`/office/pools/${p.id}/statements`, [{ name: 'statement', file: { name: 'day.csv', type: 'application/vnd.ms-excel', content: Buffer.from(csv) } }]);
     expect(again.statusCode).toBe(200);
-    expect(again.body).toMatch(/data-field="duplicates">2</);
+    expect(again.body).toMatch(/data-field="same-as">stm_/);
   });
 
   it('reads camt.053 by its content, and shows STATEMENT_INVALID with its reason when the file is no statement, recording nothing', async () => {

@@ -38,10 +38,11 @@ describe('GET /admin/v1/reconciliation', () => {
       providerId: p.id,
       date: '2026-01-15',
       requisites: [
-        { requisiteId: r1, ordersIssued: 2, ordersCompleted: 2, completedAmount: '400.00', credits: 1, creditsAmount: '100.00', matched: 1, unmatched: 0, completedWithoutCredit: 1 },
-        { requisiteId: r2, ordersIssued: 2, ordersCompleted: 1, completedAmount: '200.00', credits: 2, creditsAmount: '450.00', matched: 1, unmatched: 1, completedWithoutCredit: 0 },
+        { requisiteId: r1, ordersIssued: 2, ordersCompleted: 2, completedAmount: '400.00', credits: 1, creditsAmount: '100.00', matched: 1, unmatched: 0, ignored: 0, completedWithoutCredit: 1 },
+        { requisiteId: r2, ordersIssued: 2, ordersCompleted: 1, completedAmount: '200.00', credits: 2, creditsAmount: '450.00', matched: 1, unmatched: 1, ignored: 0, completedWithoutCredit: 0 },
       ],
-      totals: { requisiteId: null, ordersIssued: 4, ordersCompleted: 3, completedAmount: '600.00', credits: 4, creditsAmount: '555.00', matched: 2, unmatched: 2, completedWithoutCredit: 1 },
+      totals: { requisiteId: null, ordersIssued: 4, ordersCompleted: 3, completedAmount: '600.00', credits: 4, creditsAmount: '555.00', matched: 2, unmatched: 2, ignored: 0, completedWithoutCredit: 1 },
+      statements: [],
     });
     expect([a.id, b.id]).toHaveLength(2);
     // The orders a credit completed add up to exactly their credits.

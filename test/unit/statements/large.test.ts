@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { openStatement, STATEMENT_MAX_BYTES } from '../../../src/reconciliation/statements/index.js';
+import { existsSync } from 'node:fs';
+import { discard, entryBatches, readSpooled, spoolBody, spoolFolder, STATEMENT_MAX_BYTES } from '../../../src/reconciliation/statements/index.js';
 
 const ENTRIES = 50_000;
 
@@ -61,33 +62,46 @@ function* generatedStatement(): Generator<Buffer> {
 }
 
 describe('a 50 000-entry camt.053', () => {
-  it('is read as a stream, every entry counted and every credit yielded in order', async () => {
-    let bytes = 0;
-    const source = Readable.from(
-      (function* () {
-        for (const chunk of generatedStatement()) {
-          bytes += chunk.length;
-          yield chunk;
+  it('is spooled and read as a stream: every entry in order, the credits and debits counted, no temporary file left', async () => {
+    const dir = await spoolFolder();
+    try {
+      const file = await spoolBody(Readable.from(generatedStatement()), dir);
+      expect(file.bytes).toBeGreaterThan(40 * 1024 * 1024); // a file of the size the upload takes…
+      expect(file.bytes).toBeLessThan(STATEMENT_MAX_BYTES); // …within its limit
+      expect(file.utf8).toBe(true);
+      const read = await readSpooled(file, null);
+      expect(read.summary).toMatchObject({ format: 'camt.053', version: '001.08' });
+      expect(read.entries).toBe(ENTRIES);
+      let credits = 0;
+      let debits = 0;
+      let last = 0;
+      const outOfOrder: number[] = [];
+      let lastCredit = '';
+      for await (const batch of entryBatches(read.entriesPath, 500)) {
+        for (const e of batch) {
+          if (e.index !== last + 1) outOfOrder.push(e.index);
+          last = e.index;
+          if (e.kind === 'credit') {
+            credits += 1;
+            lastCredit = e.bankReference!;
+          } else if (e.kind === 'debit') debits += 1;
         }
-      })(),
-    );
-    const stream = openStatement(source, 'camt');
-    let credits = 0;
-    let lastEntry = 0;
-    let last = '';
-    // Checked for every credit and asserted once: 45 000 expect() calls cost a second or more.
-    const outOfOrder: { entry: number; after: number }[] = [];
-    for await (const credit of stream) {
-      credits += 1;
-      if (!(credit.entry > lastEntry)) outOfOrder.push({ entry: credit.entry, after: lastEntry });
-      lastEntry = credit.entry;
-      last = credit.sourceId;
+      }
+      expect(outOfOrder).toEqual([]);
+      expect({ credits, debits }).toEqual({ credits: 45_000, debits: 5_000 });
+      expect(lastCredit).toBe(`BANK-${String(ENTRIES - 2).padStart(10, '0')}`);
+    } finally {
+      await discard(dir);
     }
-    expect(outOfOrder).toEqual([]);
-    expect(bytes).toBeGreaterThan(40 * 1024 * 1024); // a file of the size the upload takes…
-    expect(bytes).toBeLessThan(STATEMENT_MAX_BYTES); // …within its limit
-    expect(credits).toBe(45_000);
-    expect(stream.totals).toEqual({ format: 'camt.053', entries: ENTRIES, credits: 45_000, skipped: 5_000 });
-    expect(last).toBe(`BANK-${String(ENTRIES - 2).padStart(10, '0')}`);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('stops reading past the limit', async () => {
+    const dir = await spoolFolder();
+    try {
+      await expect(spoolBody(Readable.from(generatedStatement()), dir, 1024 * 1024)).rejects.toMatchObject({ problem: { kind: 'too-large' } });
+    } finally {
+      await discard(dir);
+    }
   });
 });

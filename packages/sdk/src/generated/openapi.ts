@@ -1021,7 +1021,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A credit */
+        /** A credit, with the statement entries that evidence it */
         get: operations["getCredit"];
         put?: never;
         post?: never;
@@ -1048,6 +1048,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/credits/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take many unmatched credits out of the queue at once, with one reason */
+        post: operations["ignoreCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/credits/{id}/ignore": {
         parameters: {
             query?: never;
@@ -1059,6 +1076,75 @@ export interface paths {
         put?: never;
         /** Take a credit out of the queue, with the reason */
         post: operations["ignoreCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{id}/statement-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pool provider's CSV profiles, oldest first */
+        get: operations["listStatementProfiles"];
+        put?: never;
+        /** Describe a bank's own CSV export, to upload its statements as they come */
+        post: operations["createStatementProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/statement-profiles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a CSV profile */
+        patch: operations["patchStatementProfile"];
+        trace?: never;
+    };
+    "/admin/v1/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Statements uploaded, newest first */
+        get: operations["listStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A statement with a page of its entries and what became of each */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1109,12 +1195,18 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched
-         * @description The body is the file itself: `Content-Type: application/xml` for ISO 20022 camt.053 (001.02 to
-         *     001.08) or camt.054, `text/csv` for a CSV with the header `transactionId,account,amount,currency,receivedAt,payer,reference`;
-         *     up to 50 MiB, read as a stream. Only booked credit entries become credits (one per `TxDtls` when an entry has several);
-         *     a file that is not a statement is `400 STATEMENT_INVALID` naming what is wrong and where, and nothing is recorded.
-         *     Credits already recorded (same provider and transaction id) count as `duplicates` and change nothing.
+         * Upload a bank statement (camt, MT940/MT942, 1C or CSV): kept as a record, its credits recorded and matched
+         * @description The body is the file itself, up to 50 MiB, read as a stream; its format is recognised from its content:
+         *     ISO 20022 camt.052, camt.053 and camt.054 (001.02 to 001.13), SWIFT MT940 and MT942, the 1C client-bank exchange file
+         *     (`1CClientBankExchange`), a CSV with the header `transactionId,account,amount,currency,receivedAt,payer,reference`
+         *     (an 8th column `bankReference` may follow), or a bank's own CSV read with a profile (`?profile=csp_…`). Text is read in
+         *     the encoding the file declares (XML declaration, byte order mark, 1C `Кодировка`) or its profile names, else UTF-8,
+         *     windows-1251 or ISO-8859-1 as its bytes say. Only booked credits become credits (one per `TxDtls` of a batch); debits
+         *     are read for the balance check. An entry that cannot be read is listed in `problems` and the others are recorded; a file
+         *     that is no statement at all is `400 STATEMENT_INVALID` naming what is wrong, and nothing is recorded. Each entry is the
+         *     same money as a credit recorded before when its terms (account, currency, amount, booking day) and the bank's own
+         *     reference agree (see the reconciliation guide); the same bytes uploaded again answer the statement already recorded
+         *     (`sameAs`). `?filename=` names the file in the statement's record.
          */
         post: operations["importStatement"];
         delete?: never;
@@ -1134,7 +1226,7 @@ export interface paths {
         put?: never;
         /**
          * Money that arrived on a pool's requisites, from a bank poller or a notification forwarder
-         * @description Signed like the provider events: `X-Gate-Sign` = hex HMAC-SHA256 with the pool provider's secret over `{X-Gate-Ts}.{X-Gate-Event-Id}.{raw body}`, plus `X-Gate-Key`. 1 to 500 credits, at most 1 MiB. Each credit is recorded once per provider and `transactionId` and matched to the order it pays; a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.
+         * @description Signed like the provider events: `X-Gate-Sign` = hex HMAC-SHA256 with the pool provider's secret over `{X-Gate-Ts}.{X-Gate-Event-Id}.{raw body}`, plus `X-Gate-Key`; the headers are checked before the body is read (an unknown provider or key costs no body). 1 to 500 credits, at most 1 MiB (`413`). An item repeated with the same `transactionId` and terms (account, currency, amount, booking day) answers `duplicate: true` with `duplicateOf`; the same id with other terms is another credit, answered with the warning `TRANSACTION_ID_REUSED`. Money a statement recorded already is found, not doubled. Each new credit is matched to the order it pays; a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.
          */
         post: operations["providerCredits"];
         delete?: never;
@@ -1294,6 +1386,237 @@ export interface components {
             /** @description `sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
             mode: "live" | "sandbox";
         };
+        BankStatement: {
+            /** @description `stm_` id */
+            id: string;
+            providerId: string;
+            filename: string | null;
+            sha256: string;
+            format: string;
+            version: string | null;
+            accounts: string[];
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            periodFrom: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            periodTo: string | null;
+            /** @enum {string} */
+            state: "importing" | "recorded";
+            /**
+             * @description opening + credits − debits = closing over all entries, where the file states both balances
+             * @enum {string}
+             */
+            balanceCheck: "consistent" | "inconsistent" | "not stated";
+            balanceDifference: string | null;
+            /**
+             * @description whether the opening balance continues the account's previous statement
+             * @enum {string}
+             */
+            continuity: "continuous" | "gap" | "first" | "not stated";
+            /** @description the days missing between the previous statement and this one */
+            gap: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                to: string | null;
+            } | null;
+            sections: components["schemas"]["BankStatementSection"][];
+            counts: {
+                entries: number;
+                credits: number;
+                duplicates: number;
+                matched: number;
+                unmatched: number;
+                skipped: number;
+                unreadable: number;
+            };
+            uploadedBy: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
+        BankStatementEntry: {
+            index: number;
+            /** @enum {string} */
+            kind: "credit" | "debit" | "other";
+            account: string | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string | null;
+            currency: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            bookingDate: string | null;
+            bankReference: string | null;
+            /** @description how the file names the entry (NtryRef, end-to-end id, row id), kept for people */
+            sourceRef: string | null;
+            payer: string | null;
+            reference: string | null;
+            /** @enum {string} */
+            outcome: "new" | "duplicate" | "skipped" | "unreadable";
+            /** @description the credit the entry evidences */
+            creditId: string | null;
+            /** @description the credit recorded before, when `duplicate` */
+            duplicateOf: string | null;
+            /** @description why it could not be read */
+            problem: string | null;
+        };
+        BankStatementPage: {
+            items: components["schemas"]["BankStatement"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
+        BankStatementSection: {
+            account: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            from: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            to: string | null;
+            opening: {
+                /** @description signed, 2 places */
+                amount: string;
+                currency: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                date: string | null;
+            } | null;
+            closing: {
+                /** @description signed, 2 places */
+                amount: string;
+                currency: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                date: string | null;
+            } | null;
+            /** @description sum of booked credits */
+            credits: string;
+            /** @description sum of booked debits */
+            debits: string;
+            unreadable: number;
+            /**
+             * @description opening + credits − debits = closing over all entries, where the file states both balances
+             * @enum {string}
+             */
+            balanceCheck: "consistent" | "inconsistent" | "not stated";
+            difference: string | null;
+            /**
+             * @description whether the opening balance continues the account's previous statement
+             * @enum {string}
+             */
+            continuity: "continuous" | "gap" | "first" | "not stated";
+            gap: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                to: string | null;
+                previousStatementId: string;
+                previousClosing: string;
+            } | null;
+        };
+        BankStatementWithEntries: {
+            /** @description `stm_` id */
+            id: string;
+            providerId: string;
+            filename: string | null;
+            sha256: string;
+            format: string;
+            version: string | null;
+            accounts: string[];
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            periodFrom: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            periodTo: string | null;
+            /** @enum {string} */
+            state: "importing" | "recorded";
+            /**
+             * @description opening + credits − debits = closing over all entries, where the file states both balances
+             * @enum {string}
+             */
+            balanceCheck: "consistent" | "inconsistent" | "not stated";
+            balanceDifference: string | null;
+            /**
+             * @description whether the opening balance continues the account's previous statement
+             * @enum {string}
+             */
+            continuity: "continuous" | "gap" | "first" | "not stated";
+            /** @description the days missing between the previous statement and this one */
+            gap: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                to: string | null;
+            } | null;
+            sections: components["schemas"]["BankStatementSection"][];
+            counts: {
+                entries: number;
+                credits: number;
+                duplicates: number;
+                matched: number;
+                unmatched: number;
+                skipped: number;
+                unreadable: number;
+            };
+            uploadedBy: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            entries: {
+                items: components["schemas"]["BankStatementEntry"][];
+                hasMore: boolean;
+                /** @description pass as `after` for the next page */
+                next: number | null;
+            };
+        };
         BlockMerchantRequest: {
             reason?: string | null;
         };
@@ -1405,7 +1728,9 @@ export interface components {
             receivedAt: string;
             payer?: string | null;
             reference?: string | null;
-            /** @description the transaction id; repeating one answers the credit already recorded; generated when left out */
+            /** @description the bank's own reference of the booking, when known */
+            bankReference?: string | null;
+            /** @description the entry's id; repeating it with the same terms answers the credit already recorded, with other terms records another credit; generated when left out */
             sourceId?: string | null;
         };
         CreateDeskRequest: {
@@ -1539,6 +1864,66 @@ export interface components {
             maxOpenOrders?: number;
             label?: string | null;
         };
+        CreateStatementProfileRequest: {
+            name: string;
+            /** @description `,` (default), `;`, a tab or `|` */
+            delimiter?: string;
+            /** @description `"` (default); null: values are never quoted */
+            quote?: string | null;
+            /** @description `utf-8` (default), `windows-1251`, `iso-8859-1`, … */
+            encoding?: string;
+            /** @description lines before the header row */
+            skipRows?: number;
+            /** @enum {string} */
+            decimalSeparator?: "." | ",";
+            thousandsSeparator?: string | null;
+            dateFormat: string;
+            /** @description IANA zone the bank writes times in; `UTC` by default */
+            timeZone?: string;
+            /** @description which column holds what; the same keys may be given at the top level */
+            columns?: {
+                /** @description a header name, or a 1-based position */
+                account?: string | number;
+                /** @description signed amount: negative is money out */
+                amount?: string | number;
+                /** @description money in, when the bank writes credits and debits in two columns */
+                credit?: string | number;
+                /** @description money out */
+                debit?: string | number;
+                /** @description a header name, or a 1-based position */
+                currency?: string | number;
+                /** @description a header name, or a 1-based position */
+                receivedAt?: string | number;
+                /** @description a header name, or a 1-based position */
+                payer?: string | number;
+                /** @description a header name, or a 1-based position */
+                reference?: string | number;
+                /** @description a header name, or a 1-based position */
+                bankReference?: string | number;
+            };
+            /** @description the account of every row, when the file has no account column */
+            fixedAccount?: string | null;
+            /** @description the currency of every row, when the file has no currency column */
+            fixedCurrency?: string | null;
+            /** @description a header name, or a 1-based position */
+            account?: string | number;
+            /** @description signed amount: negative is money out */
+            amount?: string | number;
+            /** @description money in, when the bank writes credits and debits in two columns */
+            credit?: string | number;
+            /** @description money out */
+            debit?: string | number;
+            /** @description a header name, or a 1-based position */
+            currency?: string | number;
+            /** @description a header name, or a 1-based position */
+            receivedAt?: string | number;
+            /** @description a header name, or a 1-based position */
+            payer?: string | number;
+            /** @description a header name, or a 1-based position */
+            reference?: string | number;
+            /** @description a header name, or a 1-based position */
+            bankReference?: string | number;
+        };
         CreateTariffRequest: {
             name: string;
             /** @description fee bands `[fromUsd, toUsd)`; toUsd null = no upper bound; bands must not overlap */
@@ -1594,12 +1979,14 @@ export interface components {
              */
             receivedAt: string;
             payer: string | null;
-            /** @description a UTR, the bank's reference */
+            /** @description remittance information or a UTR: what the payer's side wrote */
             reference: string | null;
+            /** @description the bank's own reference of the booking, when a statement or the sender gave one */
+            bankReference: string | null;
             /** @enum {string} */
             source: "feed" | "statement" | "operator";
-            /** @description the sender's transaction id; unique per provider */
-            sourceId: string;
+            /** @description the sender's id of the item (feed `transactionId`, hand entry `sourceId`); for a statement credit how the file names the entry, kept for people */
+            sourceId: string | null;
             status: components["schemas"]["CreditStatus"];
             /** @description why unmatched or ignored: `unknown account`, `no order`, `ambiguous`, `amount differs`, `already paid`, or the operator's text */
             reason: string | null;
@@ -1646,6 +2033,67 @@ export interface components {
         };
         /** @enum {string} */
         CreditStatus: "matched" | "unmatched" | "ignored";
+        CreditWithEvidence: {
+            /** @description `crd_` id */
+            id: string;
+            providerId: string;
+            /** @description null when the account names no requisite of the provider */
+            requisiteId: string | null;
+            /** @description as the sender wrote it */
+            account: string;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            receivedAt: string;
+            payer: string | null;
+            /** @description remittance information or a UTR: what the payer's side wrote */
+            reference: string | null;
+            /** @description the bank's own reference of the booking, when a statement or the sender gave one */
+            bankReference: string | null;
+            /** @enum {string} */
+            source: "feed" | "statement" | "operator";
+            /** @description the sender's id of the item (feed `transactionId`, hand entry `sourceId`); for a statement credit how the file names the entry, kept for people */
+            sourceId: string | null;
+            status: components["schemas"]["CreditStatus"];
+            /** @description why unmatched or ignored: `unknown account`, `no order`, `ambiguous`, `amount differs`, `already paid`, or the operator's text */
+            reason: string | null;
+            orderId: string | null;
+            /** @enum {string|null} */
+            matchedBy: "reference" | "amount" | "operator" | null;
+            /** @description order ids a person should look at */
+            candidates: string[];
+            /**
+             * @description credit less order, when an operator matched them although the amounts differ
+             * @example 1500.50
+             */
+            difference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /** @description the statement entries that evidence the credit, oldest statement first */
+            statementEntries: {
+                statementId: string;
+                index: number;
+                /** @description `new`: the entry recorded the credit; `duplicate`: it found it */
+                outcome: string;
+                bankReference: string | null;
+            }[];
+        };
         Currency: {
             /**
              * @description ISO 4217 code
@@ -1763,7 +2211,7 @@ export interface components {
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -1820,7 +2268,7 @@ export interface components {
             detail: string | null;
         };
         FeedCredit: {
-            /** @description the sender's transaction id: a repeat is answered `duplicate: true` */
+            /** @description the sender's id of the item: repeated with the same terms it is answered `duplicate: true`; with other terms it is another credit, answered with the warning `TRANSACTION_ID_REUSED` */
             transactionId: string;
             /** @description the requisite's payable detail as the bank shows it */
             account: string;
@@ -1840,24 +2288,41 @@ export interface components {
              */
             receivedAt: string;
             payer?: string | null;
-            /** @description a UTR or the bank's reference */
+            /** @description a UTR or the remittance text */
             reference?: string | null;
+            /** @description the bank's own reference of the booking, when the sender knows it */
+            bankReference?: string | null;
         };
         FeedCreditResult: {
             transactionId: string;
             creditId: string;
             status: components["schemas"]["CreditStatus"];
             orderId: string | null;
-            /** @description recorded before; nothing changed now */
+            /** @description the money was recorded before (this item, or a statement entry of the same terms); nothing changed now */
             duplicate: boolean;
+            /** @description the credit a duplicate repeats */
+            duplicateOf: string | null;
+            /** @description `TRANSACTION_ID_REUSED`: the id came before with other terms, so this is another credit */
+            warnings: string[];
         };
         IgnoreCreditRequest: {
             reason: string;
         };
+        IgnoreCreditsRequest: {
+            /** @description `crd_` ids */
+            ids: string[];
+            reason: string;
+        };
+        IgnoreCreditsResult: {
+            /** @description the credits ignored now */
+            ignored: string[];
+            /** @description the ids that were not unmatched credits (matched, ignored already, or unknown) */
+            notIgnored: string[];
+        };
         MatchCreditRequest: {
             /** @description `ord_` id */
             orderId: string;
-            /** @description match although the amounts differ: the order completes at its own amount and the difference stays on the credit */
+            /** @description match although the amounts or the requisites differ: the order completes at its own amount and the difference stays on the credit */
             force?: boolean;
         };
         Merchant: {
@@ -2211,6 +2676,67 @@ export interface components {
             label?: string | null;
             state?: components["schemas"]["RequisiteState"];
         };
+        PatchStatementProfileRequest: {
+            name?: string;
+            /** @description `,` (default), `;`, a tab or `|` */
+            delimiter?: string;
+            /** @description `"` (default); null: values are never quoted */
+            quote?: string | null;
+            /** @description `utf-8` (default), `windows-1251`, `iso-8859-1`, … */
+            encoding?: string;
+            /** @description lines before the header row */
+            skipRows?: number;
+            /** @enum {string} */
+            decimalSeparator?: "." | ",";
+            thousandsSeparator?: string | null;
+            /** @description e.g. `DD.MM.YYYY`, `DD.MM.YYYY HH:mm`, `YYYY-MM-DD` */
+            dateFormat?: string;
+            /** @description IANA zone the bank writes times in; `UTC` by default */
+            timeZone?: string;
+            /** @description which column holds what; the same keys may be given at the top level */
+            columns?: {
+                /** @description a header name, or a 1-based position */
+                account?: string | number;
+                /** @description signed amount: negative is money out */
+                amount?: string | number;
+                /** @description money in, when the bank writes credits and debits in two columns */
+                credit?: string | number;
+                /** @description money out */
+                debit?: string | number;
+                /** @description a header name, or a 1-based position */
+                currency?: string | number;
+                /** @description a header name, or a 1-based position */
+                receivedAt?: string | number;
+                /** @description a header name, or a 1-based position */
+                payer?: string | number;
+                /** @description a header name, or a 1-based position */
+                reference?: string | number;
+                /** @description a header name, or a 1-based position */
+                bankReference?: string | number;
+            };
+            /** @description the account of every row, when the file has no account column */
+            fixedAccount?: string | null;
+            /** @description the currency of every row, when the file has no currency column */
+            fixedCurrency?: string | null;
+            /** @description a header name, or a 1-based position */
+            account?: string | number;
+            /** @description signed amount: negative is money out */
+            amount?: string | number;
+            /** @description money in, when the bank writes credits and debits in two columns */
+            credit?: string | number;
+            /** @description money out */
+            debit?: string | number;
+            /** @description a header name, or a 1-based position */
+            currency?: string | number;
+            /** @description a header name, or a 1-based position */
+            receivedAt?: string | number;
+            /** @description a header name, or a 1-based position */
+            payer?: string | number;
+            /** @description a header name, or a 1-based position */
+            reference?: string | number;
+            /** @description a header name, or a 1-based position */
+            bankReference?: string | number;
+        };
         PatchTariffRequest: {
             name?: string;
             /** @description replaces the bands; fees of orders completed from now on use them */
@@ -2481,6 +3007,22 @@ export interface components {
             requisites: components["schemas"]["ReconciliationRow"][];
             /** @description the whole provider, credits on unknown accounts included; requisiteId null */
             totals: components["schemas"]["ReconciliationRow"];
+            /** @description the statements of the provider uploaded that day, with their balance check and continuity */
+            statements: {
+                id: string;
+                filename: string | null;
+                format: string;
+                accounts: string[];
+                periodFrom: string | null;
+                periodTo: string | null;
+                balanceCheck: string;
+                balanceDifference: string | null;
+                continuity: string;
+                gap: {
+                    from: string | null;
+                    to: string | null;
+                } | null;
+            }[];
         };
         ReconciliationRow: {
             requisiteId: string | null;
@@ -2500,6 +3042,7 @@ export interface components {
             creditsAmount: string;
             matched: number;
             unmatched: number;
+            ignored: number;
             completedWithoutCredit: number;
         };
         ReportPaymentRequest: {
@@ -2692,17 +3235,93 @@ export interface components {
              */
             balanceUsd: string;
         };
+        StatementProfile: {
+            /** @description `csp_` id */
+            id: string;
+            providerId: string;
+            name: string;
+            delimiter: string;
+            quote: string | null;
+            encoding: string;
+            skipRows: number;
+            decimalSeparator: string;
+            thousandsSeparator: string | null;
+            dateFormat: string;
+            timeZone: string;
+            columns: {
+                [key: string]: string | number;
+            };
+            fixedAccount: string | null;
+            fixedCurrency: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+        };
         StatementSummary: {
-            /** @description `Ntry` elements (CSV: rows) */
+            /** @description `stm_` id */
+            statementId: string;
+            /** @description the statement already recorded from the same bytes; nothing was recorded now */
+            sameAs: string | null;
+            /** @enum {string} */
+            format: "camt.052" | "camt.053" | "camt.054" | "mt940" | "mt942" | "1c" | "csv" | "csv-profile";
+            /** @description camt message version (`001.08`), 1C format version */
+            version: string | null;
+            /** @description entries of the file: credits (one per transaction of a batch), debits and the rest */
             entries: number;
-            /** @description credits the file yields */
+            /** @description readable credit entries */
             credits: number;
-            /** @description of them, recorded before */
+            /** @description of them, money recorded before */
             duplicates: number;
+            /** @description new credits matched to an order */
             matched: number;
+            /** @description new credits waiting for a person */
             unmatched: number;
-            /** @description entries that are not credits */
+            /** @description debits and entries that are not booked credits */
             skipped: number;
+            /** @description entries that could not be read: listed in `problems` */
+            unreadable: number;
+            /**
+             * @description opening + credits − debits = closing over all entries, where the file states both balances
+             * @enum {string}
+             */
+            balanceCheck: "consistent" | "inconsistent" | "not stated";
+            /**
+             * @description opening + credits − debits − closing, when inconsistent
+             * @example 1500.50
+             */
+            balanceDifference: string | null;
+            /**
+             * @description whether the opening balance continues the account's previous statement
+             * @enum {string}
+             */
+            continuity: "continuous" | "gap" | "first" | "not stated";
+            /** @description the days missing between the previous statement and this one */
+            gap: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                from: string | null;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                to: string | null;
+            } | null;
+            /** @description unreadable entries, the first 100 */
+            problems: {
+                index: number;
+                problem: string;
+            }[];
         };
         StopDeskRequest: {
             reason: string;
@@ -3139,6 +3758,36 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `STATEMENT_NOT_FOUND` */
+        StatementNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "STATEMENT_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `STATEMENT_PROFILE_NOT_FOUND` */
+        StatementProfileNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "STATEMENT_PROFILE_NOT_FOUND";
                     };
                 };
             };
@@ -5964,7 +6613,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A credit */
+            /** @description A credit, with the statement entries that evidence it */
             200: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -5974,7 +6623,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["Credit"];
+                        result: components["schemas"]["CreditWithEvidence"];
                         traceId: components["schemas"]["TraceId"];
                     };
                 };
@@ -6035,7 +6684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error envelope; `fault.code` is one of: `CREDIT_ALREADY_MATCHED`, `ORDER_ALREADY_COMPLETED`, `CURRENCY_MISMATCH`, `AMOUNT_MISMATCH`, `INVALID_TRANSITION` */
+            /** @description error envelope; `fault.code` is one of: `CREDIT_ALREADY_MATCHED`, `ORDER_ALREADY_COMPLETED`, `CURRENCY_MISMATCH`, `AMOUNT_MISMATCH`, `REQUISITE_MISMATCH`, `SANDBOX_ORDER`, `INVALID_TRANSITION` */
             409: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -6045,11 +6694,47 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         fault: {
                             /** @enum {unknown} */
-                            code: "CREDIT_ALREADY_MATCHED" | "ORDER_ALREADY_COMPLETED" | "CURRENCY_MISMATCH" | "AMOUNT_MISMATCH" | "INVALID_TRANSITION";
+                            code: "CREDIT_ALREADY_MATCHED" | "ORDER_ALREADY_COMPLETED" | "CURRENCY_MISMATCH" | "AMOUNT_MISMATCH" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "INVALID_TRANSITION";
                         };
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ignoreCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IgnoreCreditsRequest"];
+            };
+        };
+        responses: {
+            /** @description Take many unmatched credits out of the queue at once, with one reason */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["IgnoreCreditsResult"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -6093,6 +6778,201 @@ export interface operations {
             409: components["responses"]["CreditAlreadyMatched"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStatementProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A pool provider's CSV profiles, oldest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["StatementProfile"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStatementProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateStatementProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Describe a bank's own CSV export, to upload its statements as they come */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["StatementProfile"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchStatementProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `csp_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchStatementProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a CSV profile */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["StatementProfile"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["StatementProfileNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStatements: {
+        parameters: {
+            query?: {
+                providerId?: string;
+                /** @description an account as the bank writes it (spaces, dashes and case ignored) */
+                account?: string;
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statements uploaded, newest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["BankStatementPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                /** @description the `entries.next` of the previous page */
+                after?: number;
+                outcome?: "new" | "duplicate" | "skipped" | "unreadable";
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description `stm_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A statement with a page of its entries and what became of each */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["BankStatementWithEntries"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["StatementNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6189,10 +7069,12 @@ export interface operations {
                 "application/xml": string;
                 "text/xml": string;
                 "text/csv": string;
+                "text/plain": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
-            /** @description Upload a bank statement (camt.053, camt.054 or CSV): its credits are recorded and matched */
+            /** @description Upload a bank statement (camt, MT940/MT942, 1C or CSV): kept as a record, its credits recorded and matched */
             200: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -6223,7 +7105,21 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminAuthFailed"];
-            404: components["responses"]["ProviderNotFound"];
+            /** @description error envelope; `fault.code` is one of: `PROVIDER_NOT_FOUND`, `STATEMENT_PROFILE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PROVIDER_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
             /** @description `PAYLOAD_TOO_LARGE`: the file is over 50 MiB */
             413: {
                 headers: {
@@ -6239,7 +7135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: the file is not sent as `application/xml`, `text/xml` or `text/csv` */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the file is sent as another type than `application/xml`, `text/xml`, `text/csv`, `text/plain` or `application/octet-stream` */
             415: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
