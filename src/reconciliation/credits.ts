@@ -650,9 +650,10 @@ async function lockCredit(q: Queryable, id: string): Promise<store.CreditRow> {
 
 /**
  * `POST /admin/v1/credits/{id}/match`: a person names the order an unmatched (or ignored) credit
- * pays. The order is confirmed as the confirm action does. An amount that differs is refused
- * unless `force`, which completes the order at its own amount, keeps the difference (credit less
- * order) on the credit and writes an audit entry saying so.
+ * pays. The order is confirmed as the confirm action does. An amount that differs, or an order
+ * given another requisite, is refused unless `force`; a forced match of another amount completes
+ * the order for the money that arrived (`paidAmount`), keeps the difference (credit less order) on
+ * the credit and writes an audit entry saying so. A sandbox order is never paid with real money.
  */
 export async function matchCreditByOperator(ctx: Ctx, id: string, input: { orderId: string; force?: boolean }, actor: string): Promise<CreditView> {
   return ctx.db.tx(async (q) => {
@@ -665,14 +666,15 @@ export async function matchCreditByOperator(ctx: Ctx, id: string, input: { order
     if (o.currency !== c.currency) throw new AppError('CURRENCY_MISMATCH', `the credit is in ${c.currency}, the order in ${o.currency}`);
     const difference = dec(c.amount).minus(o.amount);
     if (!difference.eq(0) && !input.force) {
-      throw new AppError('AMOUNT_MISMATCH', `the credit is ${fmt2(c.amount)} ${c.currency}, the order ${fmt2(o.amount)} ${o.currency}; send force: true to complete the order at its own amount`);
+      throw new AppError('AMOUNT_MISMATCH', `the credit is ${fmt2(c.amount)} ${c.currency}, the order ${fmt2(o.amount)} ${o.currency}; send force: true to complete the order for the money that arrived`);
     }
     const orderRequisite = await store.requisiteOfOrder(q, o.id);
     if (c.requisite_id !== null && orderRequisite !== c.requisite_id && !input.force) {
       throw new AppError('REQUISITE_MISMATCH', `the credit arrived on requisite ${c.requisite_id}, the order was given ${orderRequisite ?? 'no requisite'}; send force: true to match them all the same`);
     }
     const now = new Date(ctx.clock.now());
-    await confirmInTx(q, ctx, o);
+    // A forced match of another amount completes the order for the money that arrived.
+    await confirmInTx(q, ctx, o, difference.eq(0) ? null : fmt2(c.amount));
     const matched = await store.setCreditOutcome(
       q,
       c.id,
@@ -686,7 +688,7 @@ export async function matchCreditByOperator(ctx: Ctx, id: string, input: { order
         action: 'credit.forceMatch',
         objectId: c.id,
         outcome: 'ok',
-        detail: `order ${o.id} completed at its own amount ${fmt2(o.amount)} ${o.currency}; credit ${fmt2(c.amount)}; difference ${fmt2(difference)}`,
+        detail: `order ${o.id} of ${fmt2(o.amount)} ${o.currency} completed for the money that arrived, ${fmt2(c.amount)} ${c.currency}; difference ${fmt2(difference)}`,
       });
     }
     return creditView(matched);

@@ -87,3 +87,18 @@ export async function poolProvider(ctx: Ctx, id: string): Promise<{ provider: Po
   if (!provider) throw new AppError('PROVIDER_NOT_FOUND', `no pool provider ${id}`);
   return { provider, requisites: await listRequisites(ctx, id) };
 }
+
+/**
+ * The ids of the unmatched credits the queue's filters select, oldest first, at most `limit`, and
+ * whether more wait behind them: what "ignore this queue" ignores, exactly the credits counted on
+ * the page (a credit arriving after the page was shown is never ignored unseen).
+ */
+export async function unmatchedCreditIds(ctx: Ctx, f: { providerId: string | null; requisiteId: string | null }, limit: number): Promise<{ ids: string[]; more: boolean }> {
+  const rows = await store.listCredits(ctx.db, { status: 'unmatched', providerId: f.providerId, requisiteId: f.requisiteId, pastSeq: null, oldestFirst: true, limit: limit + 1 });
+  return { ids: rows.slice(0, limit).map((c) => c.id), more: rows.length > limit };
+}
+
+/** The requisite a pool gave an order, or null: what a match's `REQUISITE_MISMATCH` compares. */
+export async function orderRequisite(ctx: Ctx, orderId: string): Promise<string | null> {
+  return store.requisiteOfOrder(ctx.db, orderId);
+}

@@ -303,10 +303,15 @@ function creditFeed(ctx: Ctx) {
               'a repeat answers `duplicate: true` with the credit as recorded, so a whole request may be retried.',
             params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }) }),
             ok: { status: 200, result: S.CreditFeedResult, description: 'every credit recorded now or before, in order' },
-            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'],
+            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'REQUEST_TIMEOUT'],
           }),
           // Documented, not validated here: the body is checked after the signature, by the service.
           'x-request-body': S.CreditFeedBody,
+          'x-error-descriptions': {
+            PAYLOAD_TOO_LARGE: 'the body is over 1 MiB',
+            REQUEST_TIMEOUT: `the body did not arrive whole within ${FEED_BODY_TIMEOUT_MS / 1000} s`,
+            SERVICE_UNAVAILABLE: 'the feed is receiving 16 MiB of bodies at once already (answered before the body is read, with `Retry-After: 1`), or the database cannot be reached',
+          },
         },
       },
       async (req, reply) => {

@@ -138,7 +138,7 @@ export const CreateCreditBody = Type.Object(
 export const MatchCreditBody = Type.Object(
   {
     orderId: Type.String({ minLength: 1, maxLength: 128, description: '`ord_` id' }),
-    force: opt(Type.Boolean({ description: 'match although the amounts or the requisites differ: the order completes at its own amount and the difference stays on the credit' })),
+    force: opt(Type.Boolean({ description: 'match although the amounts or the requisites differ: the order completes for the money that arrived (`paidAmount`) and the difference stays on the credit' })),
   },
   { title: 'MatchCreditRequest' },
 );

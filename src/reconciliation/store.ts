@@ -451,7 +451,7 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
         WHERE a.provider_id = $1 AND a.assigned_at >= $2 AND a.assigned_at < $3::timestamptz + interval '1 hour'
           AND o.placement = 'placed' AND o.created_at >= $2 AND o.created_at < $3 GROUP BY 1),
      completed AS (
-       SELECT a.requisite_id, count(*)::int AS n, sum(o.amount) AS amount,
+       SELECT a.requisite_id, count(*)::int AS n, sum(COALESCE(o.paid_amount, o.amount)) AS amount,
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id))::int AS without_credit
          FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
         WHERE a.provider_id = $1 AND o.status = 'Completed' AND o.finished_at >= $2 AND o.finished_at < $3 GROUP BY 1),

@@ -160,6 +160,7 @@ export const OrderGetFields = {
   cancelReason: nstr('e.g. `expired`, `appeal rejected`, or the reason given on cancel'),
   finishedAt: Nullable(Timestamp),
   description: nstr('what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API'),
+  paidAmount: Nullable({ ...Amount2, description: 'what a completed order was paid, in `currency`: equal to `amount` when paid exactly; the money that arrived when support matched a payment of another amount to it (settled, commission and credited then follow it); null until the order completes' }),
 };
 export const Order = Type.Object(OrderGetFields, { title: 'Order' });
 
@@ -267,6 +268,7 @@ export const CallbackEvent = Type.Object(
     status: OrderStatus,
     amount: Type.Object({ value: Amount2, currency: CurrencyCode }),
     settled: Type.Object({ value: Usd8, currency: Type.Literal('USD'), rate: Usd8 }),
+    paidAmount: Type.Optional(Type.Object({ value: Amount2, currency: CurrencyCode }, { description: 'only when the order is Completed: what it was paid (its amount, or the money that arrived when support matched a payment of another amount)' })),
     method: Type.String(),
     rail: nstr('null for methods without rails'),
     occurredAt: Type.String({ ...docOnly({ format: 'date-time' }), description: 'ISO 8601 UTC with milliseconds', examples: ['2025-11-21T04:00:00.123Z'] }),

@@ -16,7 +16,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { byKey } from '../domain/keys.js';
-import { computeFee, dec, fmt4, fmt8 } from '../domain/money.js';
+import { computeFee, dec, fmt2, fmt4, fmt8, settle } from '../domain/money.js';
 import { allowedFrom, refuseFrom, type CompletingAction } from '../domain/orders.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { insertAuditEntries } from '../store/audit.js';
@@ -45,6 +45,12 @@ export interface HowCompleted {
   appealComment: string | null;
   /** Audited here as `order.<action>` (the routes audit the operator's own actions themselves). */
   audit?: CompletionAudit;
+  /**
+   * Orders completed for money other than their amount (a person matched a credit of another
+   * amount): the amount paid, by order id. Their settlement, fee and credit are computed from it
+   * at the order's own rate; every other order is paid its amount.
+   */
+  paidAmounts?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -60,8 +66,13 @@ export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly 
   const now = new Date(ctx.clock.now());
   const bands = await deskTariffBands(q, [...new Set(orders.map((o) => o.desk_id))]);
   const changes: Completion[] = orders.map((o) => {
-    const fee = computeFee(bands.get(o.desk_id) ?? [], dec(o.settled_amount));
-    return { id: o.id, from: o.status, commissionRate: fmt4(fee.ratePercent), commissionAmount: fmt8(fee.commission), creditedAmount: fmt8(fee.credited) };
+    const paid = how.paidAmounts?.get(o.id) ?? null;
+    const settled = paid === null ? dec(o.settled_amount) : settle(dec(paid), dec(o.rate));
+    const fee = computeFee(bands.get(o.desk_id) ?? [], settled);
+    return {
+      id: o.id, from: o.status, commissionRate: fmt4(fee.ratePercent), commissionAmount: fmt8(fee.commission), creditedAmount: fmt8(fee.credited),
+      paidAmount: fmt2(paid ?? o.amount), settledAmount: fmt8(settled),
+    };
   });
   const done = new Map((await completeOrders(q, changes, now)).map((o) => [o.id, o]));
   if (done.size !== orders.length) {
@@ -77,7 +88,7 @@ export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly 
   await postEntries(q, orders.map((o, i) => ({
     merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON[how.action], sandbox: o.sandbox, at: now,
   })));
-  await recordCompletedTurnover(q, ctx, orders.map((o) => ({ deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, usd: fmt8(o.settled_amount) })));
+  await recordCompletedTurnover(q, ctx, orders.map((o, i) => ({ deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, usd: changes[i].settledAmount })));
   const disputed = orders.filter((o) => o.status === 'Dispute');
   for (const o of disputed) await acceptOpenAppealOfOrder(q, o.id, how.appealComment, now);
   // The accepted appeals no longer count against the providers that served the orders.

@@ -23,8 +23,8 @@ async function lockOrder(q: Queryable, id: string): Promise<OrderRow> {
  * its fee, the ledger credit, the merchant balance, the turnover counters, an open appeal (accepted
  * by the payment) and the order.completed event all commit together.
  */
-export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null): Promise<OrderRow> {
-  return (await completeManyInTx(q, ctx, [o], { action, appealComment: comment }))[0]!;
+export async function completeInTx(q: Queryable, ctx: Ctx, o: OrderRow, action: CompletingAction, comment: string | null = null, paidAmount: string | null = null): Promise<OrderRow> {
+  return (await completeManyInTx(q, ctx, [o], { action, appealComment: comment, paidAmounts: paidAmount === null ? undefined : new Map([[o.id, paidAmount]]) }))[0]!;
 }
 
 export async function cancelInTx(
@@ -70,8 +70,8 @@ export async function reportPaymentInTx(q: Queryable, ctx: Ctx, o: OrderRow, pay
  * captured rate); Dispute → Completed with its appeal accepted; Created → Completed when the
  * confirmation arrives without a prior report.
  */
-export function confirmInTx(q: Queryable, ctx: Ctx, o: OrderRow): Promise<OrderRow> {
-  return completeInTx(q, ctx, o, 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null);
+export function confirmInTx(q: Queryable, ctx: Ctx, o: OrderRow, paidAmount: string | null = null): Promise<OrderRow> {
+  return completeInTx(q, ctx, o, 'confirm', o.status === 'Dispute' ? 'payment confirmed' : null, paidAmount);
 }
 
 /** The provider rejects: an unpaid or unconfirmed order is closed; rejecting a cancelled order changes nothing. */

@@ -37,6 +37,7 @@ export function orderView(o: OrderViewRow) {
     cancelReason: o.cancel_reason,
     finishedAt: isoOrNull(o.finished_at),
     description: o.description ?? null,
+    paidAmount: paidAmountOf(o),
   };
 }
 
@@ -45,7 +46,19 @@ export function operatorOrderView(o: OrderRow) {
   return { ...orderView(o), deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox };
 }
 
-/** The callback body, in the spec's field order; serialised once and kept as the exact bytes sent. */
+/**
+ * What a completed order was paid: its amount, or the money that arrived when a person matched a
+ * credit of another amount to it; null until it completes (orders completed before this was kept
+ * were paid their amount).
+ */
+export function paidAmountOf(o: Pick<OrderRow, 'status' | 'amount' | 'paid_amount'>): string | null {
+  return o.status === 'Completed' ? fmt2(o.paid_amount ?? o.amount) : null;
+}
+
+/**
+ * The callback body, in the spec's field order; serialised once and kept as the exact bytes sent.
+ * A completed order's body also says what it was paid (`paidAmount`, after `amount`'s siblings).
+ */
 export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): string {
   return JSON.stringify({
     event,
@@ -54,6 +67,7 @@ export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): 
     status: o.status,
     amount: { value: fmt2(o.amount), currency: o.currency },
     settled: { value: fmt8(o.settled_amount), currency: 'USD', rate: fmt8(o.rate) },
+    ...(o.status === 'Completed' ? { paidAmount: { value: paidAmountOf(o), currency: o.currency } } : {}),
     method: o.method,
     rail: o.rail,
     occurredAt: isoMillis(occurredAtMs),

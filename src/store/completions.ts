@@ -25,6 +25,10 @@ export interface Completion {
   commissionRate: string;
   commissionAmount: string;
   creditedAmount: string;
+  /** What the order was paid (2 places): its amount, or the money a person matched to it. */
+  paidAmount: string;
+  /** Its settlement in USD (8 places): as at creation, or of `paidAmount` at the order's rate. */
+  settledAmount: string;
 }
 
 /**
@@ -38,11 +42,14 @@ export async function completeOrders(q: Queryable, cs: readonly Completion[], at
     // The changes as arrays, unnested: the planner walks them and finds each order by its key (a
     // JSON record set it joins the other way round, reading the whole set again for every order).
     `UPDATE orders o SET status = 'Completed', sub_status = 'SuccessfullyPaid', finished_at = $6,
-            commission_rate = i.commission_rate, commission_amount = i.commission_amount, credited_amount = i.credited_amount, updated_at = $6
-       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[]) AS i(id, from_status, commission_rate, commission_amount, credited_amount)
+            commission_rate = i.commission_rate, commission_amount = i.commission_amount, credited_amount = i.credited_amount, updated_at = $6,
+            paid_amount = i.paid_amount, settled_amount = i.settled_amount
+       FROM unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $7::numeric[], $8::numeric[])
+            AS i(id, from_status, commission_rate, commission_amount, credited_amount, paid_amount, settled_amount)
       WHERE o.id = i.id AND o.status = i.from_status AND o.placement = 'placed'
       RETURNING o.*`,
-    [cs.map((c) => c.id), cs.map((c) => c.from), cs.map((c) => c.commissionRate), cs.map((c) => c.commissionAmount), cs.map((c) => c.creditedAmount), at],
+    [cs.map((c) => c.id), cs.map((c) => c.from), cs.map((c) => c.commissionRate), cs.map((c) => c.commissionAmount), cs.map((c) => c.creditedAmount), at,
+      cs.map((c) => c.paidAmount), cs.map((c) => c.settledAmount)],
   );
   return rows;
 }

@@ -530,7 +530,7 @@ describe('orders list and CSV', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toContain('attachment');
     const rows = parseCsv(res.body);
-    expect(rows[0]).toEqual(['id', 'orderRef', 'createdAt', 'status', 'amount', 'currency', 'rate', 'settledUsd', 'commissionUsd', 'creditedUsd', 'deskId', 'method', 'rail', 'payerReference', 'finishedAt']);
+    expect(rows[0]).toEqual(['id', 'orderRef', 'createdAt', 'status', 'amount', 'currency', 'rate', 'settledUsd', 'commissionUsd', 'creditedUsd', 'deskId', 'method', 'rail', 'payerReference', 'finishedAt', 'paidAmount']);
     const byRef = rows.slice(1).map((r) => r[1]);
     // newest first
     expect(byRef.slice(0, refs.length)).toEqual(

@@ -63,7 +63,7 @@ describe('callback delivery', () => {
     const expected = createHmac('sha256', d.secret).update(Buffer.concat([Buffer.from(`${ts}.${eventId}.`), hit.body])).digest('hex');
     expect(hit.headers['x-gate-sign']).toBe(expected);
     const body = JSON.parse(hit.body.toString('utf8'));
-    expect(Object.keys(body)).toEqual(['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'method', 'rail', 'occurredAt']);
+    expect(Object.keys(body)).toEqual(['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt']);
     expect(body).toMatchObject({
       event: 'order.completed',
       id,

@@ -16,7 +16,8 @@ let tariffId: string;
 const POOL_PAYMENT = { phone: '+79001112233', holder: 'Ivan P.', bank: 'Bank A' };
 const DESK_URL = 'https://merchant.example/callbacks';
 const MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const BODY_KEYS = ['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'method', 'rail', 'occurredAt'];
+/** A completed order's callback body also says what it was paid (reconciliation contract, forced matches). */
+const COMPLETED_BODY_KEYS = ['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt'];
 
 beforeAll(async () => {
   h = await createHarness();
@@ -67,6 +68,7 @@ function expectedBody(o: any, event: string, status: string, occurredAt: string)
     status,
     amount: { value: o.amount, currency: o.currency },
     settled: { value: o.settled.amount, currency: 'USD', rate: o.settled.rate },
+    ...(status === 'Completed' ? { paidAmount: { value: o.amount, currency: o.currency } } : {}),
     method: o.method,
     rail: o.rail,
     occurredAt,
@@ -115,7 +117,7 @@ describe('live orders: Created → Payed → Completed', () => {
     const evs = await events(o.id);
     expect(evs.map((e) => e.event)).toEqual(['order.completed']);
     expect(evs[0].body).toBe(expectedBody({ ...o, orderRef: 'tr-live-1' }, 'order.completed', 'Completed', at));
-    expect(Object.keys(JSON.parse(evs[0].body))).toEqual(BODY_KEYS);
+    expect(Object.keys(JSON.parse(evs[0].body))).toEqual(COMPLETED_BODY_KEYS);
     expect(JSON.parse(evs[0].body).occurredAt).toMatch(MILLIS);
     expect(evs[0].url).toBe(DESK_URL);
     // the callback carries no fee and no credited amount
@@ -181,7 +183,7 @@ describe('Created → Canceled', () => {
     expect(body.traceId).toBe(res.headers['x-trace-id']);
     expect(body.result).toEqual(await getOrder(sandbox, o.id));
     expect(body.result).toMatchObject({ id: o.id, orderRef: 'tr-cancel', status: 'Canceled', subStatus: 'Cancelled', cancelReason: 'customer left' });
-    expect(Object.keys(body.result)).toEqual([...Object.keys(o), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description']);
+    expect(Object.keys(body.result)).toEqual([...Object.keys(o), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount']);
 
     tick();
     const again = await cancel(sandbox, o.id, { reason: 'changed my mind' });

@@ -38,7 +38,7 @@ describe('POST /gw/v1/orders', () => {
 
 const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const CREATE_KEYS = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
-const GET_KEYS = [...CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description'];
+const GET_KEYS = [...CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount'];
 
 describe('POST /gw/v1/orders: create answer', () => {
   it('lists the create fields in the spec order; the create answer never echoes orderRef', async () => {
@@ -82,6 +82,7 @@ describe('GET /gw/v1/orders/{id}', () => {
       cancelReason: null,
       finishedAt: null,
       description: null,
+      paidAmount: null,
     });
     expect(o.createdAt).toMatch(SECONDS);
     const byRef = await get('inv-get-1');

@@ -63,7 +63,7 @@ describe('SDK against a running gateway', () => {
     expect(Object.keys(created).sort()).toEqual([...createKeys].sort());
     expect(Object.keys(created.payment).sort()).toEqual(['account', 'bank', 'card', 'holder', 'iban', 'phone', 'upiId', 'url']);
     const order = await pg.orders.get(created.id);
-    expect(Object.keys(order).sort()).toEqual([...createKeys, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description'].sort());
+    expect(Object.keys(order).sort()).toEqual([...createKeys, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount'].sort());
     expect(order.commission).toEqual({ rate: '0.0000', amount: '0.00000000', currency: 'USD' });
     expect(order.credited).toEqual({ amount: '0.00000000', currency: 'USD' });
     const page = await pg.eventsPage({ orderId: created.id });

@@ -37,6 +37,23 @@ import {
   type DeskPlan,
   type MerchantPlan,
 } from './plan.js';
+import {
+  assignmentsSql,
+  creditsSql,
+  paidWithCreditSql,
+  planPool,
+  POOL_CAPABILITIES,
+  poolAuditSql,
+  poolPathSql,
+  poolRowsSql,
+  poolShare,
+  requisiteTerms,
+  statementsSql,
+  writePoolTable,
+  type CreditCounts,
+  type PoolPlan,
+} from './pool.js';
+import { insertRequisite } from '../../src/store/requisites.js';
 
 export interface VolumeOptions {
   orders: number;
@@ -61,6 +78,10 @@ export interface VolumeOptions {
   retentionArchive?: boolean;
   /** Labels of bulk statements to run under EXPLAIN ANALYZE, their plans logged (VOLUME_EXPLAIN). */
   explain?: readonly string[];
+  /** Credits of a pool provider (tools/volume/pool.ts); 0 or none: no pool provider. */
+  credits?: number;
+  /** Requisites of the pool provider (200 by default). */
+  requisites?: number;
 }
 
 export interface VolumeResult {
@@ -70,6 +91,23 @@ export interface VolumeResult {
   sampleOrderIds: string[];
   sampleOrderRefs: string[];
   samplePayerReferences: string[];
+  days: string[];
+  /** The pool provider, with `--pool` or `--credits`: its feed's credentials and samples; null without one. */
+  pool: PoolResult | null;
+}
+
+export interface PoolResult {
+  id: string;
+  /** What the credit feed signs with (`POST /providers/v1/{id}/credits`). */
+  key: string;
+  secret: string;
+  requisites: number;
+  credits: number;
+  matched: number;
+  statements: number;
+  /** Up to 100 credit ids spread over the period, in the order they were recorded. */
+  sampleCreditIds: string[];
+  /** Ten UTC days with credits, spread from the first to the last, for the day report. */
   days: string[];
 }
 
@@ -92,7 +130,8 @@ export async function nonEmptyReason(q: Queryable): Promise<string | null> {
 }
 
 /** The tables loaded in bulk: their indexes and keys are dropped before the load and built after it. */
-const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'outbox_events_archive', 'callback_attempts_archive', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily'];
+export const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'outbox_events_archive', 'callback_attempts_archive', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily',
+  'requisite_assignments', 'credits', 'credit_items', 'statements', 'statement_entries'];
 
 interface SavedSchema {
   constraints: { table: string; name: string; def: string; kind: string }[];
@@ -203,6 +242,11 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     hashPassword(`volume-${o.seed}-account`, 10),
   ]);
   const pg = db.kind === 'pg';
+  const pool = o.credits ? planPool(o.seed, o.requisites ?? 200) : null;
+  // The live Classic RUB orders (cards and SBP) are the ones a pool can serve: their share of all orders.
+  const live = new Set(merchants.filter((m) => m.live).map((m) => m.idx));
+  const eligible = desks.filter((dk) => live.has(dk.merchantIdx) && dk.method === 'Classic' && dk.currency === 'RUB').reduce((s, dk) => s + dk.weight, 0);
+  const sharePpm = pool ? poolShare(o.orders, o.credits!, eligible) : 0;
 
   return db.tx(async (q) => {
     if (pg) backendPid = (await q.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -229,10 +273,11 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     if (reason) throw new NotEmptyError(reason);
 
     step('accounts, desks, providers, rates');
-    const setup = await writeSetup(q, o, merchants, desks, { merchantHash, operatorHash, othersHash });
+    const setup = await writeSetup(q, o, merchants, desks, { merchantHash, operatorHash, othersHash }, pool);
 
     step('working tables');
     await writeWorkingTables(q, o, merchants, desks, hours, setup.providerIds);
+    if (pool) await writePoolTable(q, pool);
     const saved = await dropForLoad(q);
     await q.exec('ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_daily');
 
@@ -247,7 +292,7 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     const d = new Draws(o.seed);
     const cut = nowMs - SETTLE_MS;
     step(`orders (${o.orders.toLocaleString('en')})`);
-    await run('paths', pathsSql(d, o.seed, nowMs, cut));
+    await run('paths', pathsSql(d, o.seed, nowMs, cut, pool, sharePpm));
     await q.exec('ANALYZE _v_paths');
     await run('orders', ordersSql());
     step('order references');
@@ -259,26 +304,38 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     await run('events', eventsSql(d, retentionOf(o)));
     step('appeals');
     await run('appeals', appealsSql(d));
+    let counts: CreditCounts | null = null;
+    if (pool) {
+      const { rows: paid } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${paidWithCreditSql(d)}`);
+      counts = { orders: o.orders, credits: o.credits!, matched: Math.min(paid[0]!.n, o.credits!), requisites: pool.requisites.length, startMs: periodStart(nowMs, o.months), nowMs, cut };
+      step(`the pool: requisites of its orders, ${o.credits!.toLocaleString('en')} credits (${counts.matched.toLocaleString('en')} paying an order), statements`);
+      await run('assignments', assignmentsSql(d, STATUS_OF_KIND));
+      await run('credits', creditsSql(d, pool.id, counts));
+      await q.exec('ANALYZE _v_credits');
+      await run('statements', statementsSql(d, counts, setup.operatorIds));
+      await run('pool_rows', poolRowsSql(pool.id));
+    }
     step('ledger, withdrawals, audit trail');
     await run('money', moneySql(d, o.seed, nowMs, cut));
     await run('ledger', ledgerSql());
-    await run('audit', auditSql(d, setup.operatorIds));
+    await run('audit', auditSql(d, setup.operatorIds, pool));
     step('balances, rollups, turnover counters');
     await run('balances', `UPDATE merchants m SET balance = s.b, sandbox_balance = s.sb FROM (SELECT merchant_id, coalesce(sum(amount) FILTER (WHERE NOT sandbox), 0) AS b, coalesce(sum(amount) FILTER (WHERE sandbox), 0) AS sb FROM _v_money GROUP BY 1) s WHERE m.id = s.merchant_id`);
     // The appeal guard's state as the service would have left it: paused at 10 open appeals.
     await q.exec(`UPDATE providers p SET paused_appeals = (SELECT count(*) FROM appeals a WHERE a.provider_id = p.id AND a.status = 'Open') >= 10 WHERE p.kind <> 'sandbox'`);
     await run('order_day_stats', orderDayStatsSql(nowMs));
     await run('turnover_counters', turnoverSql(nowMs));
-    for (const [table, column] of [['orders', 'seq'], ['order_transitions', 'id'], ['outbox_events', 'seq'], ['callback_attempts', 'id'], ['ledger_entries', 'id'], ['audit_entries', 'id']] as const) {
+    for (const [table, column] of [['orders', 'seq'], ['order_transitions', 'id'], ['outbox_events', 'seq'], ['callback_attempts', 'id'], ['ledger_entries', 'id'], ['audit_entries', 'id'],
+      ['credits', 'seq'], ['statements', 'seq']] as const) {
       await q.exec(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), greatest((SELECT max(${column}) FROM ${table}), 1))`);
     }
     step('indexes and keys');
     await restoreAfterLoad(q, saved, log);
     await q.exec('ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_daily');
     step('statistics');
-    await q.exec(`ANALYZE merchants, desks, ${BULK_TABLES.join(', ')}, withdrawals, order_day_stats, order_day_stats_days`);
+    await q.exec(`ANALYZE merchants, desks, requisites, requisite_accounts, ${BULK_TABLES.join(', ')}, withdrawals, order_day_stats, order_day_stats_days`);
     step('samples');
-    const result = await samples(q, o, setup, pw);
+    const result = await samples(q, o, setup, pw, pool && counts ? { plan: pool, counts } : null);
     step('done');
     return result;
   });
@@ -299,6 +356,7 @@ async function writeSetup(
   merchants: readonly MerchantPlan[],
   desks: readonly DeskPlan[],
   hashes: { merchantHash: string; operatorHash: string; othersHash: string },
+  pool: PoolPlan | null,
 ): Promise<Setup> {
   const setupAt = new Date(merchants[0]!.createdMs - DAY_MS);
   const lastMonth = new Date(Date.UTC(new Date(o.nowMs).getUTCFullYear(), new Date(o.nowMs).getUTCMonth(), 1));
@@ -323,6 +381,15 @@ async function writeSetup(
       at: setupAt,
     });
     providerIds.push(p.id);
+  }
+  if (pool) {
+    // A pool as an operator adds one (providersAdmin.ts `createProvider`): its feed's key and sealed
+    // secret, then each requisite with its accounts, a millisecond apart.
+    await insertProvider(q, {
+      id: pool.id, name: 'Pool Sever', kind: 'pool', priority: 25, capabilities: POOL_CAPABILITIES, baseUrl: null,
+      apiKey: pool.key, secretEnc: o.box.seal(pool.secret), at: setupAt,
+    });
+    for (const r of pool.requisites) await insertRequisite(q, { id: r.id, providerId: pool.id, ...requisiteTerms(r), at: new Date(setupAt.getTime() + 1 + r.k) });
   }
   const operatorIds: string[] = [];
   const operators = [
@@ -441,17 +508,18 @@ async function writeWorkingTables(
  * order). The working table `_v_paths` keeps, per order, its row and the moments of its history
  * the row does not hold; the orders and everything that follows from them are written from it.
  */
-function pathsSql(d: Draws, seed: number, nowMs: number, cut: number): string {
-  const t = times(d, 'i', 'c', 'life0', 'sandbox');
+function pathsSql(d: Draws, seed: number, nowMs: number, cut: number, pool: PoolPlan | null = null, sharePpm = 0): string {
+  const t = times(d, 'i', 'c', 'life0', 'sandbox', 'pool');
   const h = (s: number) => d.h('i', s);
+  const pl = poolPathSql(d, pool, sharePpm);
   return `
 CREATE TEMP TABLE _v_paths ON COMMIT DROP AS
 SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
        CASE WHEN ${h(20)} % 10 <> 0 THEN 'INV-' || lpad(i::text, 9, '0') END AS order_ref,
-       amount, currency, rate, settled, method, rail, sandbox, provider_id, payment, operator, url, kind, life, fee_rate,
+       amount, currency, rate, settled, method, rail, sandbox, provider_id, payment, operator, url, kind, life, fee_rate, pool, requisite_id,
        CASE WHEN kind IN ('done', 'app_acc') THEN round(settled * fee_rate / 100, 8) ELSE 0 END AS commission,
        CASE WHEN kind IN ('done', 'app_acc') THEN settled - round(settled * fee_rate / 100, 8) ELSE 0 END AS credited,
-       CASE WHEN kind IN ('payed', 'done', 'reject') AND NOT sandbox AND ${h(18)} % 10 < 9
+       CASE WHEN kind IN ('payed', 'done', 'reject') AND NOT sandbox AND NOT pool AND ${h(18)} % 10 < 9
             THEN lpad(((i * 982451653 + ${seed % 1_000_000}) % 900000000000 + 100000000000)::text, 12, '0') END AS payer_reference,
        fin, paid, expired AS ex, appealed AS app,
        CASE kind WHEN 'open' THEN c WHEN 'payed' THEN paid WHEN 'dispute' THEN appealed ELSE fin END AS upd
@@ -465,7 +533,7 @@ SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
                CASE
                  WHEN forced THEN 'open'
                  WHEN plan = 'done' AND done <= ${cut} THEN 'done'
-                 WHEN plan = 'done' AND NOT sandbox AND paid <= ${cut} THEN 'payed'
+                 WHEN plan = 'done' AND NOT sandbox AND NOT pool AND paid <= ${cut} THEN 'payed'
                  WHEN plan = 'reject' AND rejected <= ${cut} THEN 'reject'
                  WHEN plan = 'reject' AND paid <= ${cut} THEN 'payed'
                  WHEN plan = 'mcancel' AND cancelled <= ${cut} THEN 'mcancel'
@@ -483,7 +551,8 @@ SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
                    ${t.paid} AS paid, ${t.done} AS done, ${t.rejected} AS rejected, ${t.cancelled} AS cancelled,
                    ${t.expired} AS expired, ${t.appealed} AS appealed, ${t.resolved} AS resolved0,
                    CASE WHEN sandbox THEN CASE WHEN r < 7100 THEN 'done' WHEN r < 7200 THEN 'mcancel' ELSE 'expire' END
-                        ELSE CASE WHEN r < 100 THEN 'appeal' WHEN r < 7200 THEN 'done' WHEN r < 7250 THEN 'mcancel' WHEN r < 7255 THEN 'reject' ELSE 'expire' END
+                        -- A pool reports no payments, so rejects none: its orders the provider would have rejected expire.
+                        ELSE CASE WHEN r < 100 THEN 'appeal' WHEN r < 7200 THEN 'done' WHEN r < 7250 THEN 'mcancel' WHEN r < 7255 AND NOT pool THEN 'reject' ELSE 'expire' END
                    END AS plan
               FROM (
                 SELECT b.i, b.c, dk.id AS desk_id, dk.merchant_id, dk.method, dk.currency, dk.sandbox, dk.url,
@@ -492,8 +561,8 @@ SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
                        (b.c > ${nowMs - DAY_MS} AND ${d.h('b.i', 5)} % 100 < 40) AS forced,
                        x.rail, x.amount, rt.rate, x.settled,
                        CASE WHEN dk.large THEN 2 WHEN x.settled < 1000 THEN 3.5 ELSE 2.5 END::numeric(12, 4) AS fee_rate,
-                       CASE WHEN dk.sandbox THEN 'prv_sandbox' ELSE (SELECT providers FROM _v_const)[${d.h('b.i', 24)} % ${LIVE_PROVIDERS} + 1] END AS provider_id,
-                       pay.payment,
+                       CASE WHEN dk.sandbox THEN 'prv_sandbox' ${pl.provider}ELSE (SELECT providers FROM _v_const)[${d.h('b.i', 24)} % ${LIVE_PROVIDERS} + 1] END AS provider_id,
+                       ${pl.payment} AS payment, ${pl.columns},
                        CASE WHEN x.rail = 'Phone' THEN (ARRAY['OperatorA','OperatorB','OperatorC','OperatorD','OperatorE'])[${d.h('b.i', 26)} % 5 + 1] END AS operator
                   FROM (
                     SELECT i, h.month, h.start_ms + ((i - h.lo - 1) * h.span_ms) / h.cnt + ${d.h('i', 1)} % greatest(h.span_ms / h.cnt, 1) AS c
@@ -511,7 +580,7 @@ SELECT 'ord_' || ${d.id('i', 100, 'c')} AS id, i, c, desk_id, merchant_id,
                                                 ELSE 3000000 + ${d.h('b.i', 27)} % 12000000 END AS cents) a) y
                   ) x
                   JOIN _v_pay pay ON pay.kind = CASE x.rail WHEN 'Sbp' THEN 'sbp' WHEN 'C2c' THEN 'card' WHEN 'Phone' THEN 'phone' WHEN 'Upi' THEN 'upi' ELSE 'qr' END
-                                 AND pay.n = ${d.h('b.i', 25)} % ${REQUISITES_PER_KIND}
+                                 AND pay.n = ${d.h('b.i', 25)} % ${REQUISITES_PER_KIND}${pl.joins}
                  OFFSET 0
               ) p
              OFFSET 0
@@ -543,7 +612,9 @@ SELECT id, i, desk_id, merchant_id, order_ref, amount, currency, rate, settled, 
 
 /**
  * The status changes each path makes, in order (k), as the orders_status_history trigger records
- * them (reason: the order's cancel reason at that moment), and which moment each happened at.
+ * them (reason: the order's cancel reason at that moment), and which moment each happened at. The
+ * second column: only for orders completed at once (true: a sandbox simulation, or a pool's order
+ * its credit completed), only for those reported paid first (false), or for both (null).
  */
 type Moment = 'paid' | 'fin' | 'ex' | 'app';
 type TransitionRow = readonly [kind: string, sandbox: boolean | null, k: number, from: string, to: string, sub: string, reason: string | null, at: Moment];
@@ -575,7 +646,7 @@ SELECT p.i * 4 + x.k, p.id, x.f, x.t, x.sub, x.reason, ${tsOf(momentOf('x.at'))}
   FROM _v_paths p
   JOIN (VALUES
     ${valuesOf(TRANSITIONS)}
-  ) AS x(kind, sandbox, k, f, t, sub, reason, at) ON x.kind = p.kind AND (x.sandbox IS NULL OR x.sandbox = p.sandbox)`;
+  ) AS x(kind, sandbox, k, f, t, sub, reason, at) ON x.kind = p.kind AND (x.sandbox IS NULL OR x.sandbox = (p.sandbox OR p.pool))`;
 }
 
 /** The callback each path's changes sent, in order (a report of payment sends none). */
@@ -736,27 +807,29 @@ SELECT merchant_id, (${tsOf('at')} AT TIME ZONE 'UTC')::date, sandbox,
  * The operators' actions: setting the platform up (merchants, desks, approvals), the occasional
  * manual confirmation, every appeal decision, every reversal and withdrawal.
  */
-function auditSql(d: Draws, operatorIds: readonly string[]): string {
+function auditSql(d: Draws, operatorIds: readonly string[], pool: PoolPlan | null = null): string {
   const actor = (expr: string) => `(ARRAY[${operatorIds.map((x) => `'${x}'`).join(', ')}])[${d.h(expr, 60)} % ${operatorIds.length} + 1]`;
+  // A pool's order is confirmed by hand when no credit paid it (the matcher's confirmations come with the pool's rows).
+  const byHand = pool ? ` OR (p.pool AND p.id NOT IN (SELECT c.order_id FROM _v_credits c WHERE c.matched))` : '';
   return `
 INSERT INTO audit_entries (id, at, actor, action, object_id, outcome, detail)
-SELECT row_number() OVER (ORDER BY at, action, object_id), at, actor, action, object_id, 'ok', NULL
+SELECT row_number() OVER (ORDER BY at, action, object_id, detail), at, actor, action, object_id, 'ok', detail
   FROM (
-    SELECT m.created_at AS at, 'token' AS actor, 'merchant.create' AS action, m.id AS object_id FROM merchants m
+    SELECT m.created_at AS at, 'token' AS actor, 'merchant.create' AS action, m.id AS object_id, NULL::text AS detail FROM merchants m
     UNION ALL
-    SELECT m.created_at + interval '2 hours', ${actor('hashtext(m.id)')}, 'merchant.approve', m.id FROM merchants m WHERE m.status = 'Active'
+    SELECT m.created_at + interval '2 hours', ${actor('hashtext(m.id)')}, 'merchant.approve', m.id, NULL FROM merchants m WHERE m.status = 'Active'
     UNION ALL
-    SELECT dk.created_at, 'token', 'desk.create', dk.id FROM desks dk
+    SELECT dk.created_at, 'token', 'desk.create', dk.id, NULL FROM desks dk
     UNION ALL
-    SELECT ${tsOf('p.fin')}, ${actor('p.i')}, 'order.confirm', p.id FROM _v_paths p
-     WHERE p.kind = 'done' AND NOT p.sandbox AND ${d.h('p.i', 16)} % 100 < 3
+    SELECT ${tsOf('p.fin')}, ${actor('p.i')}, 'order.confirm', p.id, NULL FROM _v_paths p
+     WHERE p.kind = 'done' AND NOT p.sandbox AND (${d.h('p.i', 16)} % 100 < 3${byHand})
     UNION ALL
-    SELECT a.resolved_at, ${actor('hashtext(a.id)')}, CASE a.status WHEN 'Accepted' THEN 'appeal.accept' ELSE 'appeal.reject' END, a.id
+    SELECT a.resolved_at, ${actor('hashtext(a.id)')}, CASE a.status WHEN 'Accepted' THEN 'appeal.accept' ELSE 'appeal.reject' END, a.id, NULL
       FROM appeals a WHERE a.status <> 'Open'
     UNION ALL
-    SELECT ${tsOf('y.at')}, ${actor('y.i')}, 'order.reverse', y.order_id FROM _v_money y WHERE y.kind = 'reversal'
+    SELECT ${tsOf('y.at')}, ${actor('y.i')}, 'order.reverse', y.order_id, NULL FROM _v_money y WHERE y.kind = 'reversal'
     UNION ALL
-    SELECT w.at, ${actor('hashtext(w.id)')}, 'merchant.withdraw', w.merchant_id FROM _v_withdrawals w
+    SELECT w.at, ${actor('hashtext(w.id)')}, 'merchant.withdraw', w.merchant_id, NULL FROM _v_withdrawals w${pool ? poolAuditSql(d, pool.id, actor) : ''}
   ) x`;
 }
 
@@ -815,7 +888,7 @@ function spread(n: number, count: number): number[] {
   return Array.from({ length: count }, (_, k) => 1 + Math.floor((k * (n - 1)) / (count - 1)));
 }
 
-async function samples(q: Queryable, o: VolumeOptions, s: Setup, pw: ReturnType<typeof passwordsFor>): Promise<VolumeResult> {
+async function samples(q: Queryable, o: VolumeOptions, s: Setup, pw: ReturnType<typeof passwordsFor>, pool: { plan: PoolPlan; counts: CreditCounts } | null): Promise<VolumeResult> {
   /** Up to 100 values of `column`, spread evenly over the rows `where` selects, in the order they were written. */
   const pick = async (column: string, where: string, param: string): Promise<string[]> => {
     const { rows: c } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE ${where}`, [param]);
@@ -849,6 +922,28 @@ async function samples(q: Queryable, o: VolumeOptions, s: Setup, pw: ReturnType<
     sampleOrderRefs,
     samplePayerReferences,
     days: spread(days.length, 10).map((k) => days[k - 1]!),
+    pool: pool && (await poolSamples(q, pool.plan, pool.counts)),
+  };
+}
+
+/** The pool's credentials, its counts, credits spread over the period and ten days that hold credits. */
+async function poolSamples(q: Queryable, plan: PoolPlan, c: CreditCounts): Promise<PoolResult> {
+  const { rows: n } = await q.query<{ statements: number }>('SELECT count(*)::int AS statements FROM statements WHERE provider_id = $1', [plan.id]);
+  const { rows: ids } = await q.query<{ id: string }>(
+    `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY seq) AS rn FROM credits WHERE provider_id = $1) x WHERE rn = ANY($2::int[]) ORDER BY rn`,
+    [plan.id, spread(c.credits, 100)],
+  );
+  const { rows: days } = await q.query<{ day: string }>(`SELECT DISTINCT to_char(booking_day, 'YYYY-MM-DD') AS day FROM credits WHERE provider_id = $1 ORDER BY 1`, [plan.id]);
+  return {
+    id: plan.id,
+    key: plan.key,
+    secret: plan.secret,
+    requisites: plan.requisites.length,
+    credits: c.credits,
+    matched: c.matched,
+    statements: n[0]!.statements,
+    sampleCreditIds: ids.map((r) => r.id),
+    days: spread(days.length, 10).map((k) => days[k - 1]!.day),
   };
 }
 

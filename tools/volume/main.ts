@@ -1,12 +1,13 @@
 /**
- * `npm run seed:volume -- --orders N [--merchants M] [--months K] [--seed S]` (spec/scale.md).
+ * `npm run seed:volume -- --orders N [--merchants M] [--months K] [--seed S] [--pool] [--credits C]
+ * [--requisites R]` (spec/scale.md); `--help` prints what each option does (args.ts `HELP`).
  *
  * Fills the database the service would use (DATABASE_URL, else the embedded one in DATA_DIR),
  * migrating it first, with K months of a platform's history ending now. Refuses a database that
  * holds data, and bad arguments, without changing anything. Progress goes to stderr; the last
  * line on stdout is one JSON object: the large merchant's cabinet user with one of its desks
  * (key and secret), an admin operator, sample order ids, orderRefs and payer references, and
- * days that hold the large merchant's orders.
+ * days that hold the large merchant's orders (and, with a pool, its id, feed credentials and samples).
  *
  * VOLUME_PROVIDER_URL: where the live providers' connector is (default http://127.0.0.1:9090,
  * where `npx tsx tools/mock-provider.ts --port 9090 --key prv_key --secret prv_secret` answers).
@@ -19,10 +20,15 @@ import { openDatabase, resolveMasterKey } from '../../src/runtime.js';
 import { SecretBox } from '../../src/secretbox.js';
 import { migrate, SchemaTooNewError } from '../../src/store/migrate.js';
 import { DataDirInUseError } from '../../src/store/dataDirLock.js';
-import { parseVolumeArgs, USAGE, UsageError } from './args.js';
-import { generateVolume, nonEmptyReason, NotEmptyError } from './generate.js';
+import { HELP, parseVolumeArgs, USAGE, UsageError, wantsHelp } from './args.js';
+import { BULK_TABLES, generateVolume, nonEmptyReason, NotEmptyError } from './generate.js';
 
 async function main(): Promise<number> {
+  // Before the arguments are checked: `--help` with anything else prints the help, not a refusal.
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   let args;
   try {
     args = parseVolumeArgs(process.argv.slice(2));
@@ -41,7 +47,8 @@ async function main(): Promise<number> {
     if (applied.length) process.stderr.write(`migrated: ${applied.join(', ')}\n`);
     const box = new SecretBox(resolveMasterKey(config));
     const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `the embedded database in ${config.dataDir}`;
-    process.stderr.write(`seed:volume: ${args.orders.toLocaleString('en')} orders, ${args.merchants} merchants, ${args.months} months, seed ${args.seed}, into ${where}\n`);
+    const pool = args.credits ? `, a pool of ${args.requisites} requisites with ${args.credits.toLocaleString('en')} credits` : '';
+    process.stderr.write(`seed:volume: ${args.orders.toLocaleString('en')} orders, ${args.merchants} merchants, ${args.months} months${pool}, seed ${args.seed}, into ${where}\n`);
     const result = await generateVolume(db, {
       ...args,
       nowMs: Date.now(),
@@ -57,7 +64,7 @@ async function main(): Promise<number> {
     // under the first requests; the embedded database has no concurrent readers to care.
     if (db.kind === 'pg') {
       const t = Date.now();
-      await db.exec('VACUUM (ANALYZE) orders, order_refs, order_transitions, outbox_events, callback_attempts, outbox_events_archive, callback_attempts_archive, ledger_entries, audit_entries, appeals, turnover_counters, ledger_daily');
+      await db.exec(`VACUUM (ANALYZE) ${BULK_TABLES.join(', ')}`);
       process.stderr.write(`vacuum: ${Date.now() - t} ms\n`);
     }
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -256,15 +256,18 @@ export const lifetimeSql = (d: Draws, i: string): string => `(ARRAY[15,15,15,15,
 
 /**
  * The moments of an order's history that the order row does not keep, from its number `i`, its
- * creation `c` (ms), its lifetime `life` (minutes) and, for the appeal, its expiry.
+ * creation `c` (ms), its lifetime `life` (minutes) and, for the appeal, its expiry. An order of the
+ * pool (`pool`) is paid when its money arrives on the requisite (`paid`) and completed when the
+ * pool's feed reports that money, within a minute and before the order expires.
  */
-export const times = (d: Draws, i: string, c: string, life: string, sandbox: string) => {
+export const times = (d: Draws, i: string, c: string, life: string, sandbox: string, pool = 'false') => {
   const paid = `(${c} + 30000 + ${d.h(i, 6)} % (${life} * 60000 - 90000))`;
   const expired = `(${c} + ${life} * 60000 + ${d.h(i, 8)} % 200)`;
   const appealed = `(${expired} + 3600000 + ${d.h(i, 9)} % 169200000)`;
   return {
     paid,
-    done: `(CASE WHEN ${sandbox} THEN ${c} + 20000 + ${d.h(i, 7)} % (${life} * 60000 - 60000) ELSE ${paid} + 5000 + ${d.h(i, 7)} % 300000 END)`,
+    done: `(CASE WHEN ${sandbox} THEN ${c} + 20000 + ${d.h(i, 7)} % (${life} * 60000 - 60000) WHEN ${pool} THEN ${paid} + 5000 + ${d.h(i, 7)} % 55000
+                 ELSE ${paid} + 5000 + ${d.h(i, 7)} % 300000 END)`,
     rejected: `(${paid} + 60000 + ${d.h(i, 7)} % 600000)`,
     cancelled: `(${c} + 10000 + ${d.h(i, 7)} % (${life} * 60000 - 20000))`,
     expired,

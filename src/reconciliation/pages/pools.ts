@@ -6,23 +6,20 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
 import { PAYMENT_KEYS } from '../../domain/payment.js';
-import { officeOperator } from '../../services/office.js';
-import { resumeSession } from '../../services/sessions.js';
 import { choice, formOf, formWithProblem, sessionForm, withForm } from '../../web/forms.js';
 import { param, query, type Kit } from '../../web/office/kit.js';
-import { OFFICE, off } from '../../web/office/session.js';
-import { readCookie, seeOther } from '../../web/session.js';
-import { registerUploads } from '../../web/upload.js';
+import { off } from '../../web/office/session.js';
+import { seeOther } from '../../web/session.js';
 import { importStatement } from '../statementImport.js';
+import { listProfiles, loadProfile } from '../statementProfiles.js';
 import { poolProvider, poolProviders } from '../queue.js';
 import { createRequisite, getRequisiteView, listRequisites, patchRequisite, poolDeclines, type RequisitePatchInput } from '../requisites.js';
-import { STATEMENT_MAX_BYTES } from '../statements/index.js';
 import { CreateRequisiteForm, EditRequisiteForm, StatementForm } from './forms.js';
 import { poolPage, poolsPage, RECONCILIATION_PATH, requisitePage, type PoolPageState, type RequisiteFormValues } from './poolsView.js';
 import { noticeOf } from './ui.js';
+import { adminUploads } from './uploads.js';
 
 const NOTICES = {
   created: 'Requisite added: it takes orders from now on.',
@@ -79,21 +76,6 @@ function typed(form: Record<string, unknown>): RequisiteFormValues {
   return out;
 }
 
-/** camt is XML and starts with `<` (after a byte-order mark and blanks); anything else is read as the CSV. */
-/**
- * Before a byte of a statement is read, the sender must be a signed-in administrator: a stranger
- * or a support operator cannot make the server take in 50 MiB. (The full checks, CSRF included,
- * run again once the form is read, as on every page POST.)
- */
-function administratorsOnly(ctx: Ctx) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    const session = await resumeSession(ctx, 'office', readCookie(req, OFFICE.session));
-    const operator = session ? await officeOperator(ctx, session.accountId) : null;
-    if (!operator) return reply.code(403).type('text/plain; charset=utf-8').send('Sign in again: your session has ended.');
-    if (operator.role !== 'admin') return reply.code(403).type('text/plain; charset=utf-8').send('Uploading statements is for administrators.');
-  };
-}
-
 export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
   const { ctx, page, act, adminPost } = kit;
 
@@ -110,8 +92,8 @@ export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
 
   const showPool = async (req: FastifyRequest, reply: FastifyReply, id: string, st: PoolPageState, status = 200) => {
     const { provider, requisites } = await poolProvider(ctx, id);
-    const declines = await poolDeclines(ctx, provider.id);
-    return page(req, reply, (s) => poolPage(s, provider, requisites, declines, st), status);
+    const [declines, profiles] = await Promise.all([poolDeclines(ctx, provider.id), listProfiles(ctx, provider.id)]);
+    return page(req, reply, (s) => poolPage(s, provider, requisites, declines, profiles, st), status);
   };
 
   app.get('/office/pools/:id', async (req, reply) => showPool(req, reply, param(req, 'id'), { done: noticeOf(query(req).done, NOTICES) }));
@@ -174,25 +156,28 @@ export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
   }
 
   // The statement upload reads multipart bodies up to the statement's own cap, in a scope of its own.
-  await app.register(async (upload) => {
-    upload.addHook('onRequest', administratorsOnly(ctx));
-    await registerUploads(upload, { fileBytes: STATEMENT_MAX_BYTES, fileLabel: '50 MiB' });
+  await adminUploads(app, ctx, 'Uploading statements is for administrators.', (upload) => {
     upload.post('/office/pools/:id/statements', withForm(StatementForm, { preHandler: kit.adminOnly }), async (req, reply) => {
       const id = param(req, 'id');
       await poolProvider(ctx, id);
-      const file = formOf(req, StatementForm).statement?.[0];
+      const form = formOf(req, StatementForm);
+      const file = form.statement?.[0];
       const fileName = file?.fileName || null;
-      const refuse = (status: number, error: string) => showPool(req, reply, id, { statement: { error, fileName } }, status);
-      if (!file || file.content.length === 0) return refuse(400, 'Choose a statement file: camt.053 or camt.054 (XML), or CSV.');
+      const chosen = form.profile ?? null;
+      const refuse = (status: number, error: string) => showPool(req, reply, id, { statement: { error, fileName, profile: chosen } }, status);
+      if (!file || file.content.length === 0) return refuse(400, 'Choose a statement file: camt, MT940 or MT942, 1C, or CSV.');
       if (file.tooLarge) return refuse(413, 'The file is larger than 50 MiB, the most a statement may be (PAYLOAD_TOO_LARGE).');
       try {
+        // A profile of another pool, or one gone, is refused before the file is read.
+        const profile = chosen ? await loadProfile(ctx, id, chosen) : null;
         const body = (async function* () {
           yield file.content;
         })();
-        const summary = await importStatement(ctx, id, body, { filename: file.fileName || null, profile: null, actor: off(req).operator.id });
-        return showPool(req, reply, id, { statement: { summary, fileName: file.fileName || 'The statement' } });
+        const summary = await importStatement(ctx, id, body, { filename: file.fileName || null, profile, actor: off(req).operator.id });
+        return showPool(req, reply, id, { statement: { summary, fileName: file.fileName || 'The statement', profile: chosen } });
       } catch (err) {
         if (err instanceof AppError && err.code === 'STATEMENT_INVALID') return refuse(ERROR_STATUS[err.code], `This is not a statement we can read (STATEMENT_INVALID): ${err.detail ?? ''}`);
+        if (err instanceof AppError && err.code === 'STATEMENT_PROFILE_NOT_FOUND') return refuse(400, 'That CSV profile is not one of this pool\'s (STATEMENT_PROFILE_NOT_FOUND): choose another, or none.');
         if (err instanceof AppError && err.code === 'PAYLOAD_TOO_LARGE') return refuse(413, 'The file is larger than 50 MiB, the most a statement may be (PAYLOAD_TOO_LARGE).');
         throw err;
       }

@@ -11,6 +11,8 @@ import type { StatementAnswer } from '../statementImport.js';
 import type { PoolProvider } from '../queue.js';
 import type { DeclineView, RequisiteView } from '../requisites.js';
 import { CREDITS_PATH } from './creditsView.js';
+import type { ProfileView } from './profilesView.js';
+import { balanceBadge, continuityBadge, formatLabel, STATEMENTS_PATH } from './statementsView.js';
 import { amount, list, withQuery } from './ui.js';
 
 export const RECONCILIATION_PATH = '/office/reconciliation' as const;
@@ -92,7 +94,8 @@ export type RequisiteFormValues = Partial<Record<string, string | string[]>>;
 export interface PoolPageState {
   done?: string | null;
   create?: { values: RequisiteFormValues; error: string };
-  statement?: { summary: StatementAnswer; fileName: string } | { error: string; fileName: string | null };
+  /** The upload's answer, or its refusal; `profile` the CSV profile chosen for it. */
+  statement?: { summary: StatementAnswer; fileName: string; profile: string | null } | { error: string; fileName: string | null; profile: string | null };
 }
 
 function requisiteActions(s: Shell, r: RequisiteView, back: 'pool' | 'requisite'): Html {
@@ -169,25 +172,32 @@ ${field('maxOpenOrders', 'Open orders at most', { inputmode: 'numeric', value: '
 </form></section>`;
 }
 
-function statementSection(s: Shell, p: PoolProvider, st?: PoolPageState['statement']): Html {
+function statementSection(s: Shell, p: PoolProvider, profiles: readonly ProfileView[], st?: PoolPageState['statement']): Html {
   let result: Html = html``;
   if (st && 'summary' in st) {
     const m = st.summary;
-    result = html`<div class="notice ok" role="status" id="statement-summary"><p><strong>${st.fileName}</strong> ${m.sameAs ? html`was recorded before (<span data-field="same-as">${m.sameAs}</span>); nothing new was recorded.` : 'read.'}</p>
-<dl class="fields rc-summary"><dt>Format</dt><dd data-field="format">${m.format}${m.version ? ` ${m.version}` : ''}</dd><dt>Entries</dt><dd data-field="entries">${m.entries}</dd><dt>Credits</dt><dd data-field="credits">${m.credits}</dd><dt>Duplicates</dt><dd data-field="duplicates">${m.duplicates}</dd>
+    const link = html`<a href="${STATEMENTS_PATH}/${m.statementId}" data-field="statement">${m.statementId}</a>`;
+    result = html`<div class="notice ok" role="status" id="statement-summary"><p><strong>${st.fileName}</strong> ${m.sameAs ? html`was recorded before as ${link} (<span data-field="same-as">${m.sameAs}</span>); nothing new was recorded.` : html`read and recorded as ${link}.`}</p>
+<dl class="fields rc-summary"><dt>Format</dt><dd data-field="format">${formatLabel(m.format, m.version)}</dd><dt>Entries</dt><dd data-field="entries">${m.entries}</dd><dt>Credits</dt><dd data-field="credits">${m.credits}</dd><dt>Duplicates</dt><dd data-field="duplicates">${m.duplicates}</dd>
 <dt>Matched</dt><dd data-field="matched">${m.matched}</dd><dt>Unmatched</dt><dd data-field="unmatched">${m.unmatched}</dd><dt>Skipped</dt><dd data-field="skipped">${m.skipped}</dd><dt>Unreadable</dt><dd data-field="unreadable">${m.unreadable}</dd>
-<dt>Balances</dt><dd data-field="balance-check">${m.balanceCheck}${m.balanceDifference ? ` (difference ${m.balanceDifference})` : ''}</dd><dt>Continuity</dt><dd data-field="continuity">${m.continuity}${m.gap ? ` (missing ${m.gap.from ?? '?'} to ${m.gap.to ?? '?'})` : ''}</dd></dl>
-${m.problems.length ? html`<p>Entries that could not be read:</p><ul class="rc-wrap">${m.problems.slice(0, 10).map((x) => html`<li>${x.index}: ${x.problem}</li>`)}</ul>` : ''}
-${m.unmatched > 0 ? html`<p><a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Work the unmatched credits</a></p>` : ''}</div>`;
+<dt>Balances</dt><dd data-field="balance-check">${balanceBadge(m.balanceCheck, m.balanceDifference, null)}</dd><dt>Continuity</dt><dd data-field="continuity">${continuityBadge(m.continuity, m.gap)}</dd></dl>
+${m.problems.length ? html`<p>Entries that could not be read:</p><ul class="rc-wrap">${m.problems.slice(0, 10).map((x) => html`<li>${x.index}: ${x.problem}</li>`)}</ul>${m.problems.length > 10 || m.unreadable > 10 ? html`<p><a href="${withQuery(`${STATEMENTS_PATH}/${m.statementId}`, { outcome: 'unreadable' })}">Every unreadable entry</a></p>` : ''}` : ''}
+<p class="rc-links"><a href="${STATEMENTS_PATH}/${m.statementId}">Open the statement</a>${m.unmatched > 0 ? html` · <a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Work the unmatched credits</a>` : ''}</p></div>`;
   } else if (st) {
     result = html`<div class="notice bad rc-wrap" role="alert" id="statement-error"><p>${st.fileName ? html`<strong>${st.fileName}</strong>: ` : ''}${st.error}</p><p>Nothing was recorded.</p></div>`;
   }
+  const chosen = st?.profile ?? '';
+  const profileChoice = profiles.length
+    ? html`<label for="statement-profile">Read it as</label><span class="muted" id="statement-profile-hint">A bank's own CSV export needs its profile; every other file is recognised by its content.</span>
+<select id="statement-profile" name="profile" aria-describedby="statement-profile-hint"><option value="">Recognised by its content</option>${profiles.map((r) => html`<option value="${r.id}"${r.id === chosen ? html` selected` : ''}>CSV profile: ${r.name}</option>`)}</select>`
+    : '';
   return html`<section class="card" aria-labelledby="statement-h"><h2 id="statement-h">Upload a bank statement</h2>
 ${result}
-<p class="muted rc-wrap">ISO 20022 camt.052, camt.053 or camt.054, MT940 or MT942, a 1C client-bank file, or CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>; up to 50 MiB, in any encoding the file declares. Each booked credit is recorded once and matched; money recorded before counts as a duplicate, and entries that cannot be read are listed without stopping the rest.</p>
+<p class="muted rc-wrap">ISO 20022 camt.052, camt.053 or camt.054, MT940 or MT942, a 1C client-bank file, CSV with the header <code>transactionId,account,amount,currency,receivedAt,payer,reference</code>, or the bank's own CSV read with one of the pool's <a href="/office/pools/${p.id}/profiles">CSV profiles</a>; up to 50 MiB, in any encoding the file declares. Each booked credit is recorded once and matched; money recorded before counts as a duplicate, and entries that cannot be read are listed without stopping the rest. The pool's uploads are on its <a href="${withQuery(STATEMENTS_PATH, { providerId: p.id })}">statements</a> page.</p>
 ${isAdmin(s.o)
   ? html`<form class="stack" method="post" action="/office/pools/${p.id}/statements" enctype="multipart/form-data">${csrfInput(s.o.csrf)}
 <label for="statement-file">Statement file</label><input type="file" id="statement-file" name="statement" required accept=".xml,.csv,.txt,.sta,.940,.mt940,application/xml,text/xml,text/csv,text/plain">
+${profileChoice}
 <button type="submit">Upload statement</button></form>`
   : html`<p class="muted">Uploading statements is for administrators.</p>`}
 </section>`;
@@ -221,19 +231,26 @@ function declinesSection(p: PoolProvider, d: { lastDay: number; latest: readonly
 ${body}</section>`;
 }
 
-export function poolPage(s: Shell, p: PoolProvider, requisites: readonly RequisiteView[], declines: { lastDay: number; latest: readonly DeclineView[] }, st: PoolPageState = {}): Html {
+export function poolPage(
+  s: Shell,
+  p: PoolProvider,
+  requisites: readonly RequisiteView[],
+  declines: { lastDay: number; latest: readonly DeclineView[] },
+  profiles: readonly ProfileView[],
+  st: PoolPageState = {},
+): Html {
   return officePage(
     s,
     p.name,
     RECONCILIATION_PATH,
     html`<p><a href="${RECONCILIATION_PATH}">← Reconciliation</a></p>
 <h1>${p.name} ${providerBadge(p)}</h1>${notice(st.done ?? null)}
-<p class="rc-links"><a href="${todayLink(p)}">Day report</a> · <a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Unmatched credits (${p.unmatched})</a> · <a href="/office/providers/${p.id}">Routing health</a> · <span class="mono muted">${p.id}</span></p>
+<p class="rc-links"><a href="${todayLink(p)}">Day report</a> · <a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Unmatched credits (${p.unmatched})</a> · <a href="${withQuery(STATEMENTS_PATH, { providerId: p.id })}">Statements</a> · <a href="/office/pools/${p.id}/profiles">CSV profiles (${profiles.length})</a> · <a href="/office/providers/${p.id}">Routing health</a> · <span class="mono muted">${p.id}</span></p>
 <section class="card" aria-labelledby="requisites-h"><h2 id="requisites-h">Requisites</h2>
 <p class="muted">An order gets a requisite only where a credit can name one open order: no two open orders of one amount on a requisite.</p>
 ${requisitesList(s, p, requisites)}</section>
 ${declinesSection(p, declines)}
-${statementSection(s, p, st.statement)}
+${statementSection(s, p, profiles, st.statement)}
 ${isAdmin(s.o) ? newRequisiteForm(s, p, st.create) : ''}`,
   );
 }

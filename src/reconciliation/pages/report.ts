@@ -1,6 +1,7 @@
 /**
  * A pool's day report in the back office (`/office/pools/{id}/report?date=`): the rows of
- * `GET /admin/v1/reconciliation` for that UTC day, on a page and as a CSV with the same figures.
+ * `GET /admin/v1/reconciliation` for that UTC day, on a page and as a CSV with the same figures,
+ * and the statements uploaded that day with their balance check and continuity.
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../../web/html.js';
@@ -10,6 +11,7 @@ import { poolProvider, type PoolProvider } from '../queue.js';
 import { reconciliationReport } from '../reports.js';
 import type { RequisiteView } from '../requisites.js';
 import { poolCurrency, RECONCILIATION_PATH } from './poolsView.js';
+import { balanceBadge, continuityBadge, formatLabel, period, statementLink, STATEMENTS_PATH } from './statementsView.js';
 import { amount, list, withQuery } from './ui.js';
 
 type Report = Awaited<ReturnType<typeof reconciliationReport>>;
@@ -28,6 +30,7 @@ export const REPORT_CSV_COLUMNS = [
   'creditsAmount',
   'matched',
   'unmatched',
+  'ignored',
   'completedWithoutCredit',
 ] as const;
 
@@ -53,6 +56,7 @@ export function reportCsv(r: Report, labels: ReadonlyMap<string, string | null>)
       row.creditsAmount,
       row.matched,
       row.unmatched,
+      row.ignored,
       row.completedWithoutCredit,
     ]
       .map(cell)
@@ -77,6 +81,7 @@ function reportPage(s: Shell, p: PoolProvider, requisites: readonly RequisiteVie
     amount(row.creditsAmount, cur(row.requisiteId)),
     row.matched,
     row.unmatched,
+    row.ignored,
     row.completedWithoutCredit,
   ];
   const rows = [
@@ -110,12 +115,33 @@ ${list(
     { label: 'Credits amount', num: true },
     { label: 'Matched', num: true },
     { label: 'Unmatched', num: true },
+    { label: 'Ignored', num: true },
     { label: 'Completed without credit', num: true },
   ],
   rows,
   { fit: 'l', id: 'report' },
-)}</section>`,
+)}</section>
+${statementsOfDay(p, r)}`,
   );
+}
+
+/** The statements uploaded that day, with what their checks found. */
+function statementsOfDay(p: PoolProvider, r: Report): Html {
+  return html`<section class="card" aria-labelledby="day-statements-h"><h2 id="day-statements-h">Statements uploaded that day</h2>
+${r.statements.length === 0
+  ? html`<p class="muted empty" id="day-statements-empty">No statement of ${p.name} was uploaded on ${r.date}. <a href="${withQuery(STATEMENTS_PATH, { providerId: p.id })}">Every statement of the pool</a></p>`
+  : list(
+      `Statements of ${p.name} uploaded on ${r.date}`,
+      [{ label: 'Statement' }, { label: 'Account' }, { label: 'Period' }, { label: 'Balances' }, { label: 'Continuity' }],
+      r.statements.map((x) => [
+        html`${statementLink(x)}<br><span class="muted">${formatLabel(x.format, null)}</span>`,
+        html`${x.accounts.map((a, i) => html`${i ? html`<br>` : ''}<span class="mono">${a}</span>`)}`,
+        period(x.periodFrom, x.periodTo),
+        balanceBadge(x.balanceCheck, x.balanceDifference, poolCurrency(p)),
+        continuityBadge(x.continuity, x.gap),
+      ]),
+      { fit: 'm', id: 'day-statements' },
+    )}</section>`;
 }
 
 export function reportPages(app: FastifyInstance, { ctx, page }: Kit): void {

@@ -128,6 +128,11 @@ CREATE TABLE statement_profiles (
 );
 CREATE INDEX statement_profiles_provider ON statement_profiles (provider_id, seq);
 
+-- What a completed order was paid: its amount, or the money that arrived when a person matched a
+-- credit of another amount to it (its settlement, fee and credit are then computed from this).
+-- Null on orders completed before it was kept: their reads show the amount.
+ALTER TABLE orders ADD COLUMN IF NOT EXISTS paid_amount numeric(24, 2);
+
 -- Accounts as banks write them: a card, account or phone number is also found by its digits, and a
 -- phone by its national number (its last 10 digits), whatever prefix and separators it is written with.
 INSERT INTO requisite_accounts (requisite_id, provider_id, account)

@@ -19,6 +19,7 @@ export const ORDER_CSV_COLUMNS = [
   'rail',
   'payerReference',
   'finishedAt',
+  'paidAmount',
 ] as const;
 
 export type OrderCsvRow = Record<(typeof ORDER_CSV_COLUMNS)[number], string | null>;

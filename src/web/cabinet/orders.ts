@@ -123,5 +123,6 @@ function csvRow(o: OrderRow): OrderCsvRow {
     rail: v.rail,
     payerReference: v.payerReference,
     finishedAt: v.finishedAt,
+    paidAmount: v.paidAmount,
   };
 }

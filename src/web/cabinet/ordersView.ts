@@ -94,6 +94,8 @@ export interface OrderDetail {
   createdAt: string;
   expiresAt: string;
   finishedAt: string | null;
+  /** What a completed order was paid; differs from `amount` when support matched money of another amount to it. */
+  paidAmount: string | null;
   deskId: string;
   sandbox: boolean;
   /** False for an order made without one (a payment link on a desk without a callback URL): no callback is sent. */
@@ -150,7 +152,8 @@ ${notice ? html`<p class="notice ${notice.kind}" role="${notice.kind === 'bad' ?
 <dt>orderRef</dt><dd class="mono">${o.orderRef ?? '—'}</dd>
 ${o.description ? html`<dt>Description</dt><dd>${o.description}</dd>` : ''}
 <dt>Status</dt><dd>${o.status}${o.subStatus ? ` (${o.subStatus})` : ''}</dd>
-<dt>Amount</dt><dd>${money(o.amount, o.currency)}</dd>
+<dt>Amount</dt><dd>${money(o.amount, o.currency)}</dd>${o.paidAmount !== null && o.paidAmount !== o.amount ? html`
+<dt>Paid</dt><dd data-field="paid-amount">${money(o.paidAmount, o.currency)} <span class="hint">the money that arrived; settled, fee and credit follow it</span></dd>` : ''}
 <dt>Method</dt><dd>${o.method}${o.rail ? ` / ${o.rail}` : ''}</dd>
 <dt>Desk</dt><dd>${deskLabel(desk, o.deskId)}</dd>
 ${o.cancelReason ? html`<dt>Cancel reason</dt><dd>${o.cancelReason}</dd>` : ''}

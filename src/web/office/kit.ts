@@ -82,10 +82,18 @@ export interface OfficeNavEntry {
  */
 export type OfficePageFamily = (app: FastifyInstance, kit: Kit) => void | Promise<void>;
 
-/** What other rooms add to the back office: their page families and navigation entries. */
+/**
+ * A section another room adds to the home page (the dashboard), under its tiles: what needs an
+ * operator's eye now. Rendered afresh for every visit of the page's mode; null when there is
+ * nothing to show.
+ */
+export type OfficeHomeSection = (ctx: Ctx, mode: Mode) => Promise<Html | null>;
+
+/** What other rooms add to the back office: their page families, navigation entries and home sections. */
 export interface OfficeExtensions {
   pages?: readonly OfficePageFamily[];
   nav?: readonly OfficeNavEntry[];
+  home?: readonly OfficeHomeSection[];
 }
 
 export async function shell(ctx: Ctx, req: FastifyRequest, nav: readonly OfficeNavEntry[] = []): Promise<Shell> {
@@ -125,9 +133,11 @@ export interface Kit {
   shell(req: FastifyRequest): Promise<Shell>;
   /** The preHandler of an admin-only route: a `support` operator gets the 403 page. */
   adminOnly(req: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /** The sections other rooms add to the home page, for the request's mode, those with something to show. */
+  homeSections(req: FastifyRequest): Promise<Html[]>;
 }
 
-export function kitFor(app: FastifyInstance, ctx: Ctx, nav: readonly OfficeNavEntry[] = []): Kit {
+export function kitFor(app: FastifyInstance, ctx: Ctx, nav: readonly OfficeNavEntry[] = [], home: readonly OfficeHomeSection[] = []): Kit {
   const act: Kit['act'] = (req, action, objectId, fn, objectOf) => audited(ctx, { actor: off(req).operator.id, action, objectId, objectOf }, fn);
   const adminOnly = async (req: FastifyRequest, reply: FastifyReply) => {
     if (!isAdmin(off(req))) return refuseSupport(ctx, req, reply, nav);
@@ -145,5 +155,6 @@ export function kitFor(app: FastifyInstance, ctx: Ctx, nav: readonly OfficeNavEn
       return seeOther(reply, back(id, f));
     });
   const page: Kit['page'] = async (req, reply, render, status = 200) => sendPage(reply, status, render(await shell(ctx, req, nav)));
-  return { ctx, act, adminPost, objectAction, page, shell: (req) => shell(ctx, req, nav), adminOnly };
+  const homeSections: Kit['homeSections'] = async (req) => (await Promise.all(home.map((section) => section(ctx, modeOf(req))))).filter((x): x is Html => x !== null);
+  return { ctx, act, adminPost, objectAction, page, shell: (req) => shell(ctx, req, nav), adminOnly, homeSections };
 }

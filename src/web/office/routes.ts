@@ -76,7 +76,7 @@ export function officeRoutes(app: FastifyInstance, ctx: Ctx, extensions: OfficeE
   });
 
   app.register(async (signedIn) => {
-    const kit = kitFor(signedIn, ctx, extensions.nav ?? []);
+    const kit = kitFor(signedIn, ctx, extensions.nav ?? [], extensions.home ?? []);
     signedIn.addHook('preHandler', officeSessionHook(ctx));
     signedIn.addHook('preHandler', twoFactorGate(ctx));
     signedIn.setErrorHandler(async (err, req, reply) => {

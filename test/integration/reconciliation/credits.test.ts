@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { dec, settle } from '../../../src/domain/money.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueOrders } from '../../../src/services/orderActions.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../../helpers/harness.js';
@@ -418,21 +419,32 @@ describe('by hand and the queue', () => {
     expect((await getOrder(h, fresh.id)).status).toBe('Created');
   });
 
-  it('an amount that differs is 409 AMOUNT_MISMATCH unless force: the order completes at its own amount, the difference is kept and audited', async () => {
+  it('an amount that differs is 409 AMOUNT_MISMATCH unless force: the order completes for the money that arrived, the difference is kept and audited', async () => {
     const o = await placed(h, desk, 2300);
     const c = json(await admin(h.app, 'POST', '/credits', body({ amount: '2290.50', account: 'somewhere-else' }))).result;
     const refused = await admin(h.app, 'POST', `/credits/${c.id}/match`, { orderId: o.id });
     expect(refused.statusCode).toBe(409);
     expect(json(refused).fault.code).toBe('AMOUNT_MISMATCH');
     expect((await getOrder(h, o.id)).status).toBe('Created');
+    expect((await getOrder(h, o.id)).paidAmount).toBeNull();
     const forced = await admin(h.app, 'POST', `/credits/${c.id}/match`, { orderId: o.id, force: true });
     expect(forced.statusCode, forced.body).toBe(200);
     expect(json(forced).result).toMatchObject({ status: 'matched', matchedBy: 'operator', difference: '-9.50' });
     const done = await getOrder(h, o.id);
-    expect(done).toMatchObject({ status: 'Completed', amount: '2300.00' });
+    expect(done).toMatchObject({ status: 'Completed', amount: '2300.00', paidAmount: '2290.50' });
+    // Settled at the order's own rate from the money that arrived; fee and credit follow.
+    const rate = dec(done.settled.rate);
+    expect(done.settled.amount).toBe(settle(dec('2290.50'), rate).toFixed(8));
+    expect(dec(done.credited.amount).plus(done.commission.amount).toFixed(8)).toBe(done.settled.amount);
+    const { rows } = await h.ctx.db.query<{ body: string }>(`SELECT body FROM outbox_events WHERE order_id = $1 AND event = 'order.completed'`, [o.id]);
+    expect(JSON.parse(rows[0].body).paidAmount).toEqual({ value: '2290.50', currency: 'RUB' });
     const entries = await audit(c.id);
     expect(entries.map((e: any) => e.action)).toEqual(expect.arrayContaining(['credit.forceMatch', 'credit.match']));
     expect(entries.find((e: any) => e.action === 'credit.forceMatch').detail).toContain('difference -9.50');
+    // An order paid exactly says so too.
+    const exact = await placed(h, desk, 2301);
+    await admin(h.app, 'POST', '/credits', body({ amount: '2301.00' }));
+    expect(await getOrder(h, exact.id)).toMatchObject({ status: 'Completed', paidAmount: '2301.00' });
   });
 
   it('ignore: the credit leaves the queue with the reason; a matched credit cannot be ignored', async () => {

@@ -1654,6 +1654,19 @@ export interface components {
                  */
                 rate: string;
             };
+            /** @description only when the order is Completed: what it was paid (its amount, or the money that arrived when support matched a payment of another amount) */
+            paidAmount?: {
+                /**
+                 * @description decimal string, 2 places
+                 * @example 1500.50
+                 */
+                value: string;
+                /**
+                 * @description ISO 4217 code
+                 * @example RUB
+                 */
+                currency: string;
+            };
             method: string;
             /** @description null for methods without rails */
             rail: string | null;
@@ -2322,7 +2335,7 @@ export interface components {
         MatchCreditRequest: {
             /** @description `ord_` id */
             orderId: string;
-            /** @description match although the amounts or the requisites differ: the order completes at its own amount and the difference stays on the credit */
+            /** @description match although the amounts or the requisites differ: the order completes for the money that arrived (`paidAmount`) and the difference stays on the credit */
             force?: boolean;
         };
         Merchant: {
@@ -2513,6 +2526,11 @@ export interface components {
             finishedAt: string | null;
             /** @description what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API */
             description: string | null;
+            /**
+             * @description what a completed order was paid, in `currency`: equal to `amount` when paid exactly; the money that arrived when support matched a payment of another amount to it (settled, commission and credited then follow it); null until the order completes
+             * @example 1500.50
+             */
+            paidAmount: string | null;
             deskId: string;
             merchantId: string;
             providerId: string | null;
@@ -2581,6 +2599,11 @@ export interface components {
             finishedAt: string | null;
             /** @description what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API */
             description: string | null;
+            /**
+             * @description what a completed order was paid, in `currency`: equal to `amount` when paid exactly; the money that arrived when support matched a payment of another amount to it (settled, commission and credited then follow it); null until the order completes
+             * @example 1500.50
+             */
+            paidAmount: string | null;
         };
         /** @description the order as created; `orderRef` is always null here */
         OrderCreated: {
@@ -7188,10 +7211,53 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             401: components["responses"]["AuthFailed"];
-            413: components["responses"]["PayloadTooLarge"];
+            /** @description `REQUEST_TIMEOUT`: the body did not arrive whole within 30 s */
+            408: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the body is over 1 MiB */
+            413: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description `SERVICE_UNAVAILABLE`: the feed is receiving 16 MiB of bodies at once already (answered before the body is read, with `Retry-After: 1`), or the database cannot be reached */
+            503: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     orderEventCallback: {

@@ -30,10 +30,10 @@ const ENDPOINT_COLUMNS: CsvColumn<EndpointItem>[] = [
 ];
 
 /** The dashboard and the work queues, each queue with its export (the rows its page shows). */
-export function queueRoutes(app: FastifyInstance, { ctx, page }: Kit): void {
+export function queueRoutes(app: FastifyInstance, { ctx, page, homeSections }: Kit): void {
   app.get('/office', async (req, reply) => {
-    const d = await office.dashboard(ctx, modeOf(req) === 'sandbox');
-    return page(req, reply, (s) => homePage(s, d));
+    const [d, sections] = await Promise.all([office.dashboard(ctx, modeOf(req) === 'sandbox'), homeSections(req)]);
+    return page(req, reply, (s) => homePage(s, d, sections));
   });
   app.get('/office/queues/review', async (req, reply) => {
     const rows = await office.reviewQueue(ctx);

@@ -2,9 +2,12 @@ import { html, type Html } from '../../html.js';
 import { barChart, rateTone } from '../charts.js';
 import { href, modeSwitch, officePage, usd, type Fn, type Shell } from '../ui.js';
 
-/** The home dashboard of one mode, live or sandbox: turnover tiles and the charts of orders, conversion, providers and callbacks. */
-
-export function homePage(s: Shell, d: Fn<'dashboard'>): Html {
+/**
+ * The home dashboard of one mode, live or sandbox: turnover tiles, the sections other rooms add
+ * (what needs an operator's eye, such as bank statements that do not add up), and the charts of
+ * orders, conversion, providers and callbacks.
+ */
+export function homePage(s: Shell, d: Fn<'dashboard'>, sections: readonly Html[] = []): Html {
   const t = d.turnover;
   const sandbox = d.sandbox;
   const kind = sandbox ? 'sandbox' : 'live';
@@ -19,6 +22,7 @@ export function homePage(s: Shell, d: Fn<'dashboard'>): Html {
 <div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} this month</p><p class="tile-value" id="turnover-month">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed ${kind} order${t.monthOrders === 1 ? '' : 's'}${sandbox ? '; no money moved' : ''}</p></div>
 <div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
 </section>
+${sections}
 <div class="grid two">
 <section class="card" aria-labelledby="statuses-h"><h2 id="statuses-h">${sandbox ? 'Sandbox' : 'Live'} orders by status, last 30 days</h2>
 ${barChart({ id: 'chart-statuses', title: 'Orders by status, last 30 days', unit: 'Orders', bars: d.statuses.map((x) => ({ label: x.status, value: x.count, text: String(x.count), tone: x.status === 'Completed' ? 'ok' : x.status === 'Canceled' ? 'bad' : 'warn' })) })}</section>
