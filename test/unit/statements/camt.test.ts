@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Decimal } from 'decimal.js';
-import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { CamtReader } from '../../../src/reconciliation/statements/camt.js';
 import { StatementInvalidError, type StatementEntry, type StatementProblem, type StatementSummaryOfFile } from '../../../src/reconciliation/statements/types.js';
-import { countsOf, readAll } from './readAll.js';
+import { balanceCheckOf, countsOf, readAll, realFiles } from './readAll.js';
 
 type Message = '052' | '053' | '054';
 const ROOTS = { '052': ['BkToCstmrAcctRpt', 'Rpt'], '053': ['BkToCstmrStmt', 'Stmt'], '054': ['BkToCstmrDbtCdtNtfctn', 'Ntfctn'] } as const;
@@ -81,16 +79,6 @@ const tx = (inner: string) => `<TxDtls>${inner}</TxDtls>`;
 
 const balance = (code: string, amount: string, direction = 'CRDT', date = '<Dt><Dt>2026-03-02</Dt></Dt>') =>
   `<Bal><Tp><CdOrPrtry><Cd>${code}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>${direction}</CdtDbtInd>${date}</Bal>`;
-
-/** Opening + credits − debits = closing, for every section that states both balances. */
-function balanceCheck(summary: StatementSummaryOfFile): 'consistent' | 'inconsistent' | 'not stated' {
-  const stated = summary.sections.filter((s) => s.opening !== null && s.closing !== null);
-  if (stated.length === 0) return 'not stated';
-  const closes = stated.every(
-    (s) => s.unreadable === 0 && new Decimal(s.opening!.amount).plus(s.credits).minus(s.debits).eq(s.closing!.amount),
-  );
-  return closes ? 'consistent' : 'inconsistent';
-}
 
 const firstCredit = (entries: StatementEntry[]) => entries.find((e) => e.kind === 'credit' && e.problem === null) ?? null;
 
@@ -205,7 +193,7 @@ describe('the bank files of the test suite (synthetic, one per bank habit)', () 
         unreadable: 0,
       },
     ]);
-    expect(balanceCheck(summary)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
   });
 
   it('v03: Othr/Id account, NtryRef for people, the transaction AcctSvcrRef for the bank, booking time in UTC, Strd creditor reference', () => {
@@ -241,7 +229,7 @@ describe('the bank files of the test suite (synthetic, one per bank habit)', () 
       ['NL91ABNA0417164300', '150.00', '99.99', '2026-03-02', '2026-03-02'],
       ['1234567890', '2510.00', '0.00', '2026-03-02', '2026-03-02'],
     ]);
-    expect(balanceCheck(summary)).toBe('not stated');
+    expect(balanceCheckOf(summary.sections)).toBe('not stated');
   });
 
   it('v06: entries without any reference have neither bank reference nor source id (the caller decides identity)', () => {
@@ -558,25 +546,25 @@ describe('balances and period', () => {
       credits: '30.00',
       debits: '4.50',
     });
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('inconsistent: a missing entry shows', () => {
     const { summary } = read(body(balance('OPBD', '100.00') + balance('CLBD', '125.50'), credit('30.00')));
-    expect(balanceCheck(summary)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
   });
 
   it('an unreadable booked amount keeps the check from closing', () => {
     const { summary } = read(body(balance('OPBD', '100.00') + balance('CLBD', '130.00'), credit('30.00') + credit('x')));
     expect(summary.sections[0]).toMatchObject({ credits: '30.00', unreadable: 1 });
-    expect(balanceCheck(summary)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
   });
 
   it('DBIT balances are negative; PRCD opens when there is no OPBD; OPBD wins over PRCD; other types are ignored', () => {
     const overdraft = read(body(balance('PRCD', '50.00', 'DBIT') + balance('CLBD', '20.00', 'DBIT') + balance('CLAV', '999.00'), credit('30.00')));
     expect(overdraft.summary.sections[0].opening?.amount).toBe('-50.00');
     expect(overdraft.summary.sections[0].closing?.amount).toBe('-20.00');
-    expect(balanceCheck(overdraft.summary)).toBe('consistent');
+    expect(balanceCheckOf(overdraft.summary.sections)).toBe('consistent');
     const both = read(body(balance('PRCD', '1.00') + balance('OPBD', '2.00'), ''));
     expect(both.summary.sections[0].opening?.amount).toBe('2.00');
   });
@@ -593,7 +581,7 @@ describe('balances and period', () => {
     expect(summary.sections[0].closing).toEqual({ amount: '20.00', currency: 'EUR', date: '2026-03-02' });
     const broken = read(body(balance('OPBD', '1,00') + balance('CLBD', '2.00'), ''));
     expect(broken.summary.sections[0].opening).toBeNull();
-    expect(balanceCheck(broken.summary)).toBe('not stated');
+    expect(balanceCheckOf(broken.summary.sections)).toBe('not stated');
   });
 
   it('the period is FrToDt as stated, else the first and last booking days', () => {
@@ -698,34 +686,7 @@ describe('chunking', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-interface ManifestEntry {
-  file: string;
-  format: string;
-  version: string | null;
-  country: string;
-  bank: string;
-  source: string;
-  licence: string;
-  encoding: string;
-  expected: {
-    entries: number;
-    credits: number;
-    debits: number;
-    other: number;
-    unreadable: number;
-    sections: number;
-    balanceCheck: 'consistent' | 'inconsistent' | 'not stated';
-    firstCredit: { amount: string; currency: string; receivedAt: string; bankReference: string | null; payer: string | null } | null;
-  };
-}
-
-const REAL = new URL('../../fixtures/statements/real/camt/', import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', REAL), 'utf8')) as ManifestEntry[];
-
-/** The file's text as the caller hands it over: decoded from its declared encoding, without a BOM. */
-function realText(m: ManifestEntry): string {
-  return iconv.decode(readFileSync(new URL(m.file, REAL)), m.encoding).replace(/^\uFEFF/, '');
-}
+const { manifest, text: realText } = realFiles('camt');
 
 describe('real bank files (test/fixtures/statements/real/camt)', () => {
   it('cover at least 12 files of 4 countries and all three messages', () => {
@@ -743,7 +704,7 @@ describe('real bank files (test/fixtures/statements/real/camt)', () => {
     expect(summary.version).toBe(m.version);
     expect(countsOf(entries)).toEqual({ entries: count, credits, debits, other, unreadable });
     expect(summary.sections).toHaveLength(m.expected.sections);
-    expect(balanceCheck(summary)).toBe(m.expected.balanceCheck);
+    expect(balanceCheckOf(summary.sections)).toBe(m.expected.balanceCheck);
     const first = firstCredit(entries);
     expect(first && { amount: first.amount, currency: first.currency, receivedAt: first.receivedAt, bankReference: first.bankReference, payer: first.payer }).toEqual(
       m.expected.firstCredit,

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { MAX_RECORD_CHARS } from '../../../src/reconciliation/statements/csv.js';
 import { checkCsvProfile, CsvProfileReader, previewCsvProfile, type CsvProfile } from '../../../src/reconciliation/statements/csvProfile.js';
-import { StatementInvalidError, type StatementProblem, type StatementSection } from '../../../src/reconciliation/statements/types.js';
-import { countsOf, readAll } from './readAll.js';
+import { StatementInvalidError, type StatementProblem } from '../../../src/reconciliation/statements/types.js';
+import { balanceCheckOf, countsOf, readAll, realFiles } from './readAll.js';
 
 /** A German bank's export: a preamble, `;`, decimal comma, thousands point, `DD.MM.YYYY`. */
 const GERMAN: CsvProfile = {
@@ -395,37 +393,8 @@ describe('previewCsvProfile', () => {
 });
 
 describe('real bank CSV exports (test/fixtures/statements/real/csv)', () => {
-  interface Expected {
-    entries: number;
-    credits: number;
-    debits: number;
-    other: number;
-    unreadable: number;
-    sections: number;
-    balanceCheck: 'consistent' | 'inconsistent' | 'not stated';
-    firstCredit: { amount: string; currency: string; receivedAt: string; bankReference: string | null; payer: string | null } | null;
-  }
-  interface Manifest {
-    file: string;
-    format: string;
-    version: string | null;
-    country: string;
-    bank: string;
-    source: string;
-    licence: string;
-    encoding: string;
-    profile: CsvProfile;
-    expected: Expected;
-  }
-  const dir = new URL('../../fixtures/statements/real/csv/', import.meta.url);
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', dir), 'utf8')) as Manifest[];
-
-  function balanceCheck(sections: readonly StatementSection[]): Expected['balanceCheck'] {
-    const stated = sections.filter((s) => s.opening && s.closing);
-    if (stated.length === 0) return 'not stated';
-    const cents = (a: string) => Math.round(Number(a) * 100);
-    return stated.every((s) => cents(s.opening!.amount) + cents(s.credits) - cents(s.debits) === cents(s.closing!.amount)) ? 'consistent' : 'inconsistent';
-  }
+  const { manifest: files, text: realText } = realFiles('csv');
+  const manifest = files.map((m) => ({ ...m, profile: m.profile! }));
 
   it('holds at least 4 files of at least 2 countries under permissive licences, each with a valid profile', () => {
     expect(manifest.length).toBeGreaterThanOrEqual(4);
@@ -442,17 +411,15 @@ describe('real bank CSV exports (test/fixtures/statements/real/csv)', () => {
   });
 
   it.each(manifest.map((m) => [m.file, m] as const))('%s', (_file, m) => {
-    const bytes = readFileSync(new URL(m.file, dir));
-    const text = iconv.decode(bytes, m.encoding);
-    const { entries, summary } = readAll(new CsvProfileReader(m.profile), text);
+    const { entries, summary } = readAll(new CsvProfileReader(m.profile!), realText(m));
     expect(countsOf(entries)).toEqual({ entries: m.expected.entries, credits: m.expected.credits, debits: m.expected.debits, other: m.expected.other, unreadable: m.expected.unreadable });
     expect(summary.format).toBe('csv-profile');
     expect(summary.version).toBe(m.version);
     expect(summary.sections).toHaveLength(m.expected.sections);
-    expect(balanceCheck(summary.sections)).toBe(m.expected.balanceCheck);
+    expect(balanceCheckOf(summary.sections)).toBe(m.expected.balanceCheck);
     const first = entries.find((e) => e.kind === 'credit' && e.problem === null);
     expect(first ? { amount: first.amount, currency: first.currency, receivedAt: first.receivedAt, bankReference: first.bankReference, payer: first.payer } : null).toEqual(m.expected.firstCredit);
     // Chunks of 3 characters give the same.
-    expect(readAll(new CsvProfileReader(m.profile), text, 3)).toEqual({ entries, summary });
+    expect(readAll(new CsvProfileReader(m.profile!), realText(m), 3)).toEqual({ entries, summary });
   });
 });

@@ -1,51 +1,12 @@
-import { readFileSync } from 'node:fs';
-import iconv from 'iconv-lite';
-import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { Mt940Reader } from '../../../src/reconciliation/statements/mt940.js';
-import { StatementInvalidError, type StatementEntry, type StatementSection } from '../../../src/reconciliation/statements/types.js';
-import { countsOf, readAll } from './readAll.js';
+import { StatementInvalidError, type StatementEntry } from '../../../src/reconciliation/statements/types.js';
+import { balanceCheckOf, countsOf, readAll, realFiles } from './readAll.js';
 
-const REAL = new URL('../../fixtures/statements/real/mt940/', import.meta.url);
-
-interface ManifestItem {
-  file: string;
-  format: 'mt940' | 'mt942';
-  version: string | null;
-  country: string;
-  bank: string;
-  source: string;
-  licence: string;
-  encoding: string;
-  expected: {
-    entries: number;
-    credits: number;
-    debits: number;
-    other: number;
-    unreadable: number;
-    sections: number;
-    balanceCheck: 'consistent' | 'inconsistent' | 'not stated';
-    firstCredit: { amount: string; currency: string; receivedAt: string; bankReference: string | null; payer: string | null } | null;
-  };
-}
-
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', REAL), 'utf8')) as ManifestItem[];
-
-function realText(item: ManifestItem): string {
-  return iconv.decode(readFileSync(new URL(item.file, REAL)), item.encoding);
-}
+const { manifest, text: realText } = realFiles('mt940');
 
 function read(text: string, chunk?: number) {
   return readAll(new Mt940Reader(), text, chunk);
-}
-
-/** Consistent when every section stating both balances has opening + credits − debits = closing. */
-function balanceCheck(sections: readonly StatementSection[]): 'consistent' | 'inconsistent' | 'not stated' {
-  const stated = sections.filter((s) => s.opening !== null && s.closing !== null);
-  if (stated.length === 0) return 'not stated';
-  const closes = (s: StatementSection) =>
-    s.unreadable === 0 && new Decimal(s.opening!.amount).plus(s.credits).minus(s.debits).equals(s.closing!.amount);
-  return stated.every(closes) ? 'consistent' : 'inconsistent';
 }
 
 function refusal(text: string): StatementInvalidError {
@@ -99,7 +60,7 @@ describe('MT940/MT942 of real banks (test/fixtures/statements/real/mt940)', () =
       unreadable: item.expected.unreadable,
     });
     expect(summary.sections).toHaveLength(item.expected.sections);
-    expect(balanceCheck(summary.sections)).toBe(item.expected.balanceCheck);
+    expect(balanceCheckOf(summary.sections)).toBe(item.expected.balanceCheck);
     const first = entries.find((e) => e.kind === 'credit' && e.problem === null);
     expect(
       first ? { amount: first.amount, currency: first.currency, receivedAt: first.receivedAt, bankReference: first.bankReference, payer: first.payer } : null,
@@ -191,7 +152,7 @@ describe('MT940 rules', () => {
       ['other', '5.00'],
     ]);
     expect(summary.sections[0]).toMatchObject({ credits: '105.00', debits: '50.00', unreadable: 0 });
-    expect(balanceCheck(summary.sections)).toBe('consistent'); // 1000 + 105 − 50 = 1055
+    expect(balanceCheckOf(summary.sections)).toBe('consistent'); // 1000 + 105 − 50 = 1055
     expect(summary).toMatchObject({ format: 'mt940', version: null });
   });
 
@@ -301,12 +262,12 @@ describe('MT940 rules', () => {
         unreadable: 0,
       },
     ]);
-    expect(balanceCheck(summary.sections)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('reports balances that do not close as they are', () => {
     const { summary } = read(message(':61:2603020302C50,00NTRFNONREF', { closing: 'C260302EUR1049,99' }));
-    expect(balanceCheck(summary.sections)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
   });
 
   it('marks an unreadable :61: among good ones and goes on', () => {
@@ -341,7 +302,7 @@ describe('MT940 rules', () => {
     // Amounts read count in the balance even when the date could not be read; the entries whose
     // amount or direction could not be read (2, 4, 5) keep the balance check from closing.
     expect(summary.sections[0]).toMatchObject({ credits: '106.00', debits: '40.00', unreadable: 3 });
-    expect(balanceCheck(summary.sections)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
   });
 
   it('names a missing currency as the entry problem', () => {
@@ -356,7 +317,7 @@ describe('MT940 rules', () => {
     const { entries, summary } = read(mt942);
     expect(summary.format).toBe('mt942');
     expect(summary.sections[0]).toMatchObject({ opening: null, closing: null, credits: '7.50' });
-    expect(balanceCheck(summary.sections)).toBe('not stated');
+    expect(balanceCheckOf(summary.sections)).toBe('not stated');
     expect(entries.map(brief)).toEqual([{ kind: 'credit', amount: '7.50', currency: 'PLN', receivedAt: '2026-03-02T00:00:00.000Z', problem: null }]);
     const header = `{1:F01BANKXX2AXXX0000000000}{2:O942BANKXX2AXXXXN}{4:\n:20:R1\n:25:ACC\n:60F:C260301EUR0,\n:62F:C260301EUR0,\n-}`;
     expect(read(header).summary.format).toBe('mt942');
@@ -383,7 +344,7 @@ describe('MT940 rules', () => {
       [2, 'ABNANL2A/123456789'],
       [3, 'ABNANL2A/987654321'],
     ]);
-    expect(balanceCheck(summary.sections)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
     expect(read(text, 1)).toEqual({ entries, summary });
   });
 
@@ -411,7 +372,7 @@ describe('MT940 rules', () => {
     const { entries, summary } = read(text);
     expect(entries.map((e) => [e.payer, e.reference])).toEqual([['Delta', 'kenmerk 408 --']]);
     expect(summary.sections).toHaveLength(2);
-    expect(balanceCheck(summary.sections)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('gives the same entries and summary for every chunking', () => {

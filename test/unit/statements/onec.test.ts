@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { Decimal } from 'decimal.js';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { ONEC_MAX_LINE, OneCReader, calendarDay } from '../../../src/reconciliation/statements/onec.js';
-import { StatementInvalidError, type StatementSection, type StatementSummaryOfFile } from '../../../src/reconciliation/statements/types.js';
-import { countsOf, readAll } from './readAll.js';
+import { StatementInvalidError } from '../../../src/reconciliation/statements/types.js';
+import { balanceCheckOf, countsOf, readAll, realFiles } from './readAll.js';
 
 const OURS = '40702810200000000001';
 const THEIRS = '40702810500001455357';
@@ -64,14 +62,6 @@ function refusal(text: string, chunk?: number): StatementInvalidError {
   throw new Error('expected the file to be refused');
 }
 
-/** What a person checks: every section stating both balances closes over its booked sums. */
-function balanceCheck(summary: StatementSummaryOfFile): 'consistent' | 'inconsistent' | 'not stated' {
-  const stated = summary.sections.filter((s) => s.opening !== null && s.closing !== null);
-  if (stated.length === 0) return 'not stated';
-  const closes = (s: StatementSection) => s.unreadable === 0 && new Decimal(s.opening!.amount).plus(s.credits).minus(s.debits).eq(s.closing!.amount);
-  return stated.every(closes) ? 'consistent' : 'inconsistent';
-}
-
 describe('1C exchange: documents into entries', () => {
   it('a payment to the section account is a credit with every field, and the section states its period and balances', () => {
     const { entries, summary } = read(file([...header(OURS), ...section({ closing: '1918.00' }), ...doc()]));
@@ -107,7 +97,7 @@ describe('1C exchange: documents into entries', () => {
         },
       ],
     });
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('a payment from the account is a debit (ДатаСписано), one naming neither is other; both are in file order', () => {
@@ -125,7 +115,7 @@ describe('1C exchange: documents into entries', () => {
     ]);
     expect(countsOf(entries)).toEqual({ entries: 2, credits: 0, debits: 1, other: 1, unreadable: 0 });
     expect(summary.sections[0]).toMatchObject({ credits: '0.00', debits: '100.00' });
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('falls back to Дата, Плательщик and НазначениеПлатежа1…6 when the bank leaves the first choice out', () => {
@@ -168,7 +158,7 @@ describe('1C exchange: documents into entries', () => {
       { account: OURS, from: '2026-03-01', to: '2026-03-02', opening: null, closing: null, credits: '918.00', debits: '0.00', unreadable: 0 },
       { account: second, from: '2026-03-01', to: '2026-03-02', opening: null, closing: null, credits: '0.00', debits: '918.00', unreadable: 0 },
     ]);
-    expect(balanceCheck(summary)).toBe('not stated');
+    expect(balanceCheckOf(summary.sections)).toBe('not stated');
   });
 
   it('with sections, a header account that has none gets one only when documents were booked on it', () => {
@@ -179,7 +169,7 @@ describe('1C exchange: documents into entries', () => {
       [OURS, '1000.00', '0.00'],
       [second, null, '918.00'],
     ]);
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('a section per account and day: each document is summed into the section of its booking day', () => {
@@ -196,7 +186,7 @@ describe('1C exchange: documents into entries', () => {
       ['2026-03-01', '100.00', '0.00'],
       ['2026-03-02', '0.00', '50.00'],
     ]);
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('sections written after the documents, and a document outside every period, still land in the account section', () => {
@@ -208,21 +198,21 @@ describe('1C exchange: documents into entries', () => {
       ]),
     );
     expect(summary.sections[0]).toMatchObject({ credits: '918.00', from: '2026-03-01', to: '2026-03-02' });
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 
   it('balances that do not close over the booked documents are inconsistent', () => {
     const { summary } = read(file([...header(OURS), ...section({ closing: '1000.00' }), ...doc()]));
-    expect(balanceCheck(summary)).toBe('inconsistent');
+    expect(balanceCheckOf(summary.sections)).toBe('inconsistent');
     const negative = read(file([...header(OURS), ...section({ opening: '-500,5', closing: '417.50' }), ...doc()])).summary;
     expect(negative.sections[0].opening).toEqual({ amount: '-500.50', currency: null, date: '2026-03-01' });
-    expect(balanceCheck(negative)).toBe('consistent');
+    expect(balanceCheckOf(negative.sections)).toBe('consistent');
   });
 
   it('a section that states one balance only is not part of the check', () => {
     const { summary } = read(file([...header(OURS), ...section({ closing: '' }), ...doc()]));
     expect(summary.sections[0].closing).toBeNull();
-    expect(balanceCheck(summary)).toBe('not stated');
+    expect(balanceCheckOf(summary.sections)).toBe('not stated');
   });
 });
 
@@ -421,7 +411,7 @@ describe('1C exchange: the Kazakh variant (1С:Бухгалтерия для К�
       ['credit', '42531.32', 'KZT', '2023-06-30T00:00:00.000Z', 'ЧСИ Иванов И.И.', '47437101/2023-06-29'],
     ]);
     expect(summary.version).toBe('2.00');
-    expect(balanceCheck(summary)).toBe('consistent');
+    expect(balanceCheckOf(summary.sections)).toBe('consistent');
   });
 });
 
@@ -436,25 +426,7 @@ describe('calendarDay', () => {
   });
 });
 
-interface ManifestEntry {
-  file: string;
-  format: string;
-  version: string | null;
-  encoding: string;
-  expected: {
-    entries: number;
-    credits: number;
-    debits: number;
-    other: number;
-    unreadable: number;
-    sections: number;
-    balanceCheck: 'consistent' | 'inconsistent' | 'not stated';
-    firstCredit: { amount: string; currency: string; receivedAt: string; bankReference: string | null; payer: string | null } | null;
-  };
-}
-
-const REAL = new URL('../../fixtures/statements/real/onec/', import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL('manifest.json', REAL), 'utf8')) as ManifestEntry[];
+const { manifest, text: realText } = realFiles('onec');
 
 describe('1C exchange: real bank files (test/fixtures/statements/real/onec)', () => {
   it('has at least 3 real files', () => {
@@ -464,14 +436,14 @@ describe('1C exchange: real bank files (test/fixtures/statements/real/onec)', ()
 
   it.each(manifest.map((m) => [m.file, m] as const))('%s', (_name, m) => {
     expect(m.format).toBe('1c');
-    const text = iconv.decode(readFileSync(new URL(m.file, REAL)), m.encoding);
+    const text = realText(m);
     const { entries, summary } = read(text);
     expect(summary.format).toBe('1c');
     expect(summary.version).toBe(m.version);
     const { sections, balanceCheck: check, firstCredit, ...counts } = m.expected;
     expect(countsOf(entries)).toEqual(counts);
     expect(summary.sections).toHaveLength(sections);
-    expect(balanceCheck(summary)).toBe(check);
+    expect(balanceCheckOf(summary.sections)).toBe(check);
     const credit = entries.find((e) => e.kind === 'credit' && e.problem === null);
     expect(
       credit ? { amount: credit.amount, currency: credit.currency, receivedAt: credit.receivedAt, bankReference: credit.bankReference, payer: credit.payer } : null,
