@@ -17,6 +17,8 @@ export interface UploadLimits {
   fileBytes: number;
   /** How the page names that cap (`5 MiB`). */
   fileLabel: string;
+  /** Parts (text fields and files) a form of the scope may have: `MAX_PARTS` unless its forms have more. */
+  parts?: number;
 }
 
 /** Parts of any kind; a form has a handful. */
@@ -30,9 +32,10 @@ export const MAX_FIELD_BYTES = 16 * 1024;
  */
 export async function registerUploads(app: FastifyInstance, limits: UploadLimits): Promise<void> {
   const abandonBytes = limits.fileBytes * 4;
+  const parts = limits.parts ?? MAX_PARTS;
   await app.register(multipart, {
     throwFileSizeLimit: false,
-    limits: { parts: MAX_PARTS, fields: MAX_PARTS, files: MAX_PARTS, fieldSize: MAX_FIELD_BYTES, fileSize: limits.fileBytes, headerPairs: 20 },
+    limits: { parts, fields: parts, files: parts, fieldSize: MAX_FIELD_BYTES, fileSize: limits.fileBytes, headerPairs: 20 },
   });
   app.addHook('preValidation', async (req, reply) => {
     if (req.method === 'GET' || req.method === 'HEAD') return;

@@ -72,14 +72,17 @@ function pagePosts(): string[] {
   return [...new Set(urls)].sort();
 }
 
-/** Posts a form with one extra field as its page would (multipart for the appeal and statement uploads), in Russian. */
+/** The back office's forms that carry a file: the statement upload and a CSV profile with its sample. */
+const MULTIPART_OFFICE = new Set(['/office/pools/:id/statements', '/office/pools/:id/profiles/new', '/office/pools/:id/profiles/:profileId']);
+
+/** Posts a form with one extra field as its page would (multipart for the appeal, statement and profile uploads), in Russian. */
 async function postWithExtra(route: string, name: string) {
   const url = `${pathOf(route)}?lang=ru`;
   const b = route.startsWith('/office') ? off : cab;
   if (route.startsWith('/office')) await off.get('/office');
   else if (route.startsWith('/cabinet')) await cab.get('/cabinet');
   if (route === '/cabinet/appeals') return b.upload(url, [{ name: 'orderId', value: ids.orderId! }, { name, value: 'x' }]);
-  if (route === '/office/pools/:id/statements') return b.upload(url, [{ name, value: 'x' }]);
+  if (MULTIPART_OFFICE.has(route)) return b.upload(url, [{ name, value: 'x' }]);
   const fields: [string, string][] = route === '/cabinet/desks' ? [...DESK_FORM] : [];
   // The payment page and the sandbox bank have no session, and their forms no CSRF field.
   return b.post(url, [...fields, [name, 'x']], /^\/(pay|sandbox)\//.test(route) ? { csrf: null } : {});

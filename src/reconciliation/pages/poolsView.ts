@@ -9,13 +9,16 @@ import { html, type Html, type Interpolation } from '../../web/html.js';
 import { csrfInput, isAdmin, notice, officePage, utc, type Shell } from '../../web/office/ui.js';
 import type { StatementAnswer } from '../statementImport.js';
 import type { PoolProvider } from '../queue.js';
+import type { profileView } from '../statementProfiles.js';
 import type { DeclineView, RequisiteView } from '../requisites.js';
 import { CREDITS_PATH } from './creditsView.js';
-import type { ProfileView } from './profilesView.js';
 import { balanceBadge, continuityBadge, formatLabel, STATEMENTS_PATH } from './statementsView.js';
 import { amount, list, withQuery } from './ui.js';
 
 export const RECONCILIATION_PATH = '/office/reconciliation' as const;
+
+/** A pool's CSV profile, as the upload's choice names it. */
+type ProfileView = ReturnType<typeof profileView>;
 
 /** The payment keys in the order the form asks for them: the payable details first. */
 const FORM_KEYS = ['card', 'phone', 'account', 'iban', 'upiId', 'url', 'holder', 'bank'] as const satisfies readonly (typeof PAYMENT_KEYS)[number][];

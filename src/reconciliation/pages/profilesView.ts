@@ -45,6 +45,19 @@ const DELIMITER_LABEL: Record<keyof typeof DELIMITERS, string> = { comma: 'Comma
 const QUOTE_LABEL: Record<keyof typeof QUOTES, string> = { double: 'Double quote "', single: "Single quote '", none: 'None: values are never quoted' };
 const THOUSANDS_LABEL: Record<keyof typeof THOUSANDS, string> = { none: 'None', space: 'Space (1 234,56)', nbsp: 'No-break space', dot: 'Dot (1.234,56)', comma: 'Comma (1,234.56)', apostrophe: "Apostrophe (1'234.56)" };
 
+/** What each column field holds, as the form and the read-only page name it. */
+const COLUMN_LABEL: Record<string, string> = {
+  receivedAt: 'Booking date',
+  amount: 'Amount, signed',
+  credit: 'Credit (money in)',
+  debit: 'Debit (money out)',
+  account: 'Account',
+  currency: 'Currency',
+  payer: 'Payer',
+  reference: 'Payer\u2019s reference',
+  bankReference: 'Bank\u2019s reference',
+};
+
 /** A saved profile as the form shows it. */
 export function valuesOf(r: ProfileView): ProfileValues {
   const col = (v: string | number | undefined) => (v === undefined ? '' : String(v));
@@ -132,15 +145,7 @@ ${field('p-timeZone', 'timeZone', 'Time zone', val(v, 'timeZone'), { max: 64, hi
 <fieldset><legend>Which column holds what</legend>
 <p class="muted">A header name as the file writes it (case and blanks around it ignored), or a column number, 1 for the first. An amount is either one signed column (negative is money out) or a credit and a debit column.</p>
 <div class="rc-grid">
-${col('receivedAt', 'Booking date', undefined, true)}
-${col('amount', 'Amount, signed')}
-${col('credit', 'Credit (money in)')}
-${col('debit', 'Debit (money out)')}
-${col('account', 'Account')}
-${col('currency', 'Currency')}
-${col('payer', 'Payer')}
-${col('reference', 'Payer\u2019s reference')}
-${col('bankReference', 'Bank\u2019s reference')}
+${Object.entries(COLUMN_LABEL).map(([k, label]) => col(k, label, undefined, k === 'receivedAt'))}
 </div></fieldset>
 <fieldset><legend>When the file has no such column</legend><div class="rc-grid">
 ${field('p-fixedAccount', 'fixedAccount', 'Every row\u2019s account', val(v, 'fixedAccount'), { api: 'fixedAccount', hint: 'instead of an account column' })}
@@ -165,7 +170,7 @@ function kindBadge(e: StatementEntry): Html {
 /** What an entry of the preview would become on upload. */
 function becomes(e: StatementEntry): string {
   if (e.problem !== null) return 'listed as unreadable';
-  if (e.kind === 'credit') return 'a credit, matched to its order';
+  if (e.kind === 'credit') return 'a credit, matched if its order waits';
   return e.kind === 'debit' ? 'skipped: money out, counted in the balance check' : 'skipped';
 }
 
@@ -228,13 +233,17 @@ function profileFields(v: ProfileValues): Html {
     ['Quote', QUOTE_LABEL[v.quote as keyof typeof QUOTES] ?? ''],
     ['Encoding', val(v, 'encoding')],
     ['Lines before the header', val(v, 'skipRows')],
-    ['Decimal separator', val(v, 'decimalSeparator')],
+    ['Decimal separator', v.decimalSeparator === ',' ? 'Comma ,' : 'Point .'],
     ['Thousands separator', THOUSANDS_LABEL[v.thousandsSeparator as keyof typeof THOUSANDS] ?? ''],
     ['Date format', val(v, 'dateFormat')],
     ['Time zone', val(v, 'timeZone')],
   ];
-  const cols = ['receivedAt', 'amount', 'credit', 'debit', 'account', 'currency', 'payer', 'reference', 'bankReference', 'fixedAccount', 'fixedCurrency'].filter((k) => val(v, k));
-  return html`<dl class="fields">${rows.map(([k, x]) => html`<dt>${k}</dt><dd>${x}</dd>`)}${cols.map((k) => html`<dt><code>${k}</code></dt><dd>${val(v, k)}</dd>`)}</dl>`;
+  const column = (ref: string) => (/^\d+$/.test(ref) ? `column ${ref}` : html`<q>${ref}</q>`);
+  const cols = Object.keys(COLUMN_LABEL).filter((k) => val(v, k));
+  return html`<dl class="fields">${rows.map(([k, x]) => html`<dt>${k}</dt><dd>${x}</dd>`)}
+${cols.map((k) => html`<dt>${COLUMN_LABEL[k]}</dt><dd>${column(val(v, k))}</dd>`)}
+${val(v, 'fixedAccount') ? html`<dt>Every row\u2019s account</dt><dd class="mono">${val(v, 'fixedAccount')}</dd>` : ''}
+${val(v, 'fixedCurrency') ? html`<dt>Every row\u2019s currency</dt><dd>${val(v, 'fixedCurrency')}</dd>` : ''}</dl>`;
 }
 
 export function profilePage(s: Shell, p: PoolProvider, r: ProfileView, st: ProfilePageState): Html {

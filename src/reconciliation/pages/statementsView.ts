@@ -119,7 +119,7 @@ ${page.items.length === 0
           period(x.periodFrom, x.periodTo),
           html`<span class="muted">Balances</span> ${balanceBadge(x.balanceCheck, x.balanceDifference, cur)}<br><span class="muted">Continuity</span> ${continuityBadge(x.continuity, x.gap)}`,
           html`${x.counts.entries}<br><span class="muted">${x.counts.credits} credit${x.counts.credits === 1 ? '' : 's'}</span>`,
-          html`${utc(x.createdAt)}<br>${uploader(x.uploadedBy, names)}`,
+          html`${utc(x.createdAt)}<div><span class="muted">by</span> ${uploader(x.uploadedBy, names)}</div>`,
         ];
       }),
       { fit: 'l', id: 'statements' },
@@ -259,7 +259,7 @@ ${findings(st, cur)}
 <p class="muted">Per account: the opening and closing balances the file states, the sums of its booked credits and debits, whether they add up, and whether the opening balance continues the closing balance of the account's previous statement.</p>
 ${st.sections.length ? sectionsList(st) : html`<p class="muted empty">The file states no account section.</p>`}</section>
 <section class="card" aria-labelledby="entries-h"><h2 id="entries-h">Entries</h2>
-<dl class="fields rc-summary"><dt>Entries</dt><dd data-field="entries">${st.counts.entries}</dd><dt>Credits</dt><dd data-field="credits">${st.counts.credits}</dd><dt>Matched</dt><dd data-field="matched">${st.counts.matched}</dd><dt>Unmatched</dt><dd data-field="unmatched">${st.counts.unmatched}</dd></dl>
+<p><span data-field="entries">${st.counts.entries}</span> ${st.counts.entries === 1 ? 'entry' : 'entries'}, of which <span data-field="credits">${st.counts.credits}</span> made or repeated credits: <span data-field="matched">${st.counts.matched}</span> matched on arrival, <span data-field="unmatched">${st.counts.unmatched}</span> left for a person${st.counts.duplicates ? html`, <span data-field="duplicates">${st.counts.duplicates}</span> recorded before` : ''}.</p>
 ${outcomeNav(st, o.outcome)}
 ${st.entries.items.length === 0
   ? html`<p class="muted empty" id="entries-empty">${o.outcome ? `No ${o.outcome} entries${o.after ? ' after these' : ''}.` : 'No entries.'}</p>`

@@ -26,11 +26,18 @@ function administratorsOnly(ctx: Ctx, refusal: string) {
 /**
  * Registers `routes` in a scope that reads multipart forms with files of up to 50 MiB, for
  * administrators only (`refusal` is what anyone else is answered, before the body is read).
+ * `parts`: the fields and files a form of the scope may have, when more than the uploads' usual.
  */
-export async function adminUploads(app: FastifyInstance, ctx: Ctx, refusal: string, routes: (upload: FastifyInstance) => void | Promise<void>): Promise<void> {
+export async function adminUploads(
+  app: FastifyInstance,
+  ctx: Ctx,
+  refusal: string,
+  routes: (upload: FastifyInstance) => void | Promise<void>,
+  o: { parts?: number } = {},
+): Promise<void> {
   await app.register(async (upload) => {
     upload.addHook('onRequest', administratorsOnly(ctx, refusal));
-    await registerUploads(upload, { fileBytes: STATEMENT_MAX_BYTES, fileLabel: '50 MiB' });
+    await registerUploads(upload, { fileBytes: STATEMENT_MAX_BYTES, fileLabel: '50 MiB', parts: o.parts });
     await routes(upload);
   });
 }
