@@ -18,6 +18,8 @@ const LONGEST_FIRST = [
   'test/e2e/shutdown.test.ts',
   'test/e2e/start.test.ts',
   'test/e2e/readme.test.ts',
+  'test/integration/reconciliation/uploadRobustness.test.ts',
+  'test/e2e/uploadRobustness.test.ts',
   'test/integration/cabinet.test.ts',
   'test/sdk/package.test.ts',
   'test/integration/officeAdmin.test.ts',

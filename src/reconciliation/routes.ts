@@ -17,6 +17,7 @@ import { merchantStatement } from '../services/merchantStatements.js';
 import { reconciliationReport } from './reports.js';
 import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
 import * as S from './schemas.js';
+import { STATEMENT_MAX_BYTES } from './statements/types.js';
 import { AppError } from '../domain/errors.js';
 import Type from 'typebox';
 
@@ -150,6 +151,18 @@ const STATEMENT_FILE = {
   },
 };
 
+/**
+ * A request refused before its body has all arrived has its connection closed once the answer is
+ * written, so no more of the body is read than came with the headers (one read, 64 KiB): Node
+ * would otherwise read on, to discard it, until it closed the connection itself (some 190 KiB a
+ * sender, which 400 refused senders turn into megabytes of garbage).
+ */
+function readNoMore(req: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.once('finish', () => {
+    if (!req.raw.complete) req.raw.socket?.destroy?.();
+  });
+}
+
 /** The types a statement may be sent as; the format is recognised from the content whatever the type. */
 const STATEMENT_TYPES = new Set(['application/xml', 'text/xml', 'text/csv', 'text/plain', 'application/octet-stream']);
 
@@ -186,6 +199,12 @@ function statementUpload(ctx: Ctx) {
         const type = (req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
         if (type !== '' && !STATEMENT_TYPES.has(type)) {
           return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', `send the file itself as ${[...STATEMENT_TYPES].join(', ')}; its format is recognised from its content`);
+        }
+        // A file declared larger than a statement may be is refused before a byte of it is read.
+        const declared = Number(req.headers['content-length']);
+        if (Number.isFinite(declared) && declared > STATEMENT_MAX_BYTES) {
+          readNoMore(req, reply);
+          return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'a statement is at most 50 MiB');
         }
         const query = req.query as { filename?: unknown; profile?: unknown };
         const filename = typeof query.filename === 'string' && query.filename.length > 0 ? query.filename.slice(0, 255) : null;
@@ -273,10 +292,14 @@ function creditFeed(ctx: Ctx) {
     // Authenticated from the headers before a byte of the body is read; then the body's share of the budget.
     feed.addHook('preParsing', async (req, reply, payload) => {
       const verdict = await precheckCreditFeed(ctx, (req.params as { providerId: string }).providerId, req.headers);
-      if (!verdict.ok) return sendError(req, reply, 'AUTH_FAILED', verdict.detail);
+      if (!verdict.ok) {
+        readNoMore(req, reply);
+        return sendError(req, reply, 'AUTH_FAILED', verdict.detail);
+      }
       const declared = Number(req.headers['content-length']);
       const want = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, FEED_MAX_BYTES + 1) : FEED_MAX_BYTES + 1;
       if (reserved + want > FEED_BODY_BUDGET) {
+        readNoMore(req, reply);
         reply.header('retry-after', '1');
         return sendError(req, reply, 'SERVICE_UNAVAILABLE', 'the credit feed is receiving as much as it takes at once; retry in a second');
       }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -68,7 +69,7 @@ const uploadUrl = (p: Pool) => `${base}/admin/v1/providers/${p.id}/statements`;
 const adminHeaders = (type: string) => ({ authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type });
 
 async function upload(p: Pool, body: string | Buffer, type: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(uploadUrl(p), { method: 'POST', headers: adminHeaders(type), body });
+  const res = await fetch(uploadUrl(p), { method: 'POST', headers: adminHeaders(type), body: typeof body === 'string' ? body : new Uint8Array(body) });
   return { status: res.status, body: await res.text() };
 }
 
@@ -303,9 +304,25 @@ describe('clients that disconnect mid-upload', () => {
     await stillServes(p, account);
   });
 
+  it('a body past 50 MiB, sent without a length: 413 once the limit is passed, nothing recorded, no temporary file', async () => {
+    const { p, account } = await freshPool();
+    const r = partialRequest(uploadUrl(p), { ...adminHeaders('text/csv'), 'transfer-encoding': 'chunked' });
+    const head = Buffer.from(csvStatement(10, account, { tag: 'big' }).text);
+    const rows = Buffer.from(`x,${account},1.00,RUB,${DAY}T10:00:00Z,p,r,b\n`.repeat(Math.ceil(MiB / 48))).subarray(0, MiB);
+    void r.write(head).catch(() => undefined);
+    for (let sent = 0; sent <= 51 * MiB && r.pending(); sent += MiB) await r.write(rows).catch(() => undefined);
+    const a = await answerWithin(r, 10_000, 'the 413 of a body past the limit');
+    expect(a.status).toBe(413);
+    expect(JSON.parse(a.body).fault.code).toBe('PAYLOAD_TOO_LARGE');
+    r.abort();
+    await eventually('the spool folder of the refused upload is removed', () => spools().length === 0);
+    expect(await heldBy(p)).toEqual(NOTHING);
+    await stillServes(p, account);
+  });
+
   it('a client that sent the whole file and left before the answer: the statement is recorded whole or not at all', async () => {
     const { p, account } = await freshPool();
-    const file = csvStatement(50_000, account, { tag: 'left', creditEvery: 50, broken: 'middle' });
+    const file = csvStatement(20_000, account, { tag: 'left', creditEvery: 20, broken: 'middle' });
     const body = Buffer.from(file.text);
     const r = partialRequest(uploadUrl(p), { ...adminHeaders('text/csv'), 'content-length': String(body.length) });
     await r.write(body);
@@ -383,6 +400,47 @@ describe('authenticated from the headers before a byte of the body is read', () 
     r.abort();
   });
 
+  it('senders refused before their body arrived have their connection closed after the answer: the server reads no more of their bodies', async () => {
+    const sockets: Socket[] = [];
+    const track = (s: Socket) => sockets.push(s);
+    h.app.server.on('connection', track);
+    try {
+      const body = Buffer.alloc(2 * 1024 * 1024, 0x20);
+      const senders = Array.from({ length: 20 }, (_, i) => {
+        const r = partialRequest(feedUrl(p.id), signedHeaders(i % 2 ? 'pk_wrong' : p.key, p.secret, { ts: i % 2 ? undefined : 1, length: 4 * 1024 * 1024 }));
+        void r.write(body).catch(() => undefined);
+        return r;
+      });
+      for (const r of senders) expect((await answerWithin(r, 5_000, 'a 401 from the headers alone')).status).toBe(401);
+      // Closed by the server: the senders never give up by themselves.
+      await Promise.all(senders.map((r) => r.closed));
+      await eventually('the server closed every connection', () => sockets.length === senders.length && sockets.every((s) => s.destroyed));
+      const read = sockets.reduce((n, s) => n + s.bytesRead, 0);
+      // What arrived with the headers, read while they were checked (one read of 64 KiB); not the 2 MiB each sent.
+      expect(read).toBeLessThan(senders.length * 128 * 1024);
+    } finally {
+      h.app.server.off('connection', track);
+    }
+  });
+
+  it('statement upload to an unknown provider: 404 with none of its 50 MiB sent, and no spool folder made', async () => {
+    const r = partialRequest(`${base}/admin/v1/providers/prv_00000000000000000000000000/statements`, { ...adminHeaders('text/csv'), 'content-length': String(50 * 1024 * 1024) });
+    const a = await answerWithin(r, 5_000, 'a 404 from the headers alone');
+    expect(a.status).toBe(404);
+    expect(JSON.parse(a.body).fault.code).toBe('PROVIDER_NOT_FOUND');
+    r.abort();
+    expect(spools()).toEqual([]);
+  });
+
+  it('statement upload declared larger than 50 MiB: 413 before a byte of it is read, and no spool folder made', async () => {
+    const r = partialRequest(`${base}/admin/v1/providers/${p.id}/statements`, { ...adminHeaders('text/csv'), 'content-length': String(50 * 1024 * 1024 + 1) });
+    const a = await answerWithin(r, 5_000, 'a 413 from the headers alone');
+    expect(a.status).toBe(413);
+    expect(JSON.parse(a.body).fault.code).toBe('PAYLOAD_TOO_LARGE');
+    r.abort();
+    expect(spools()).toEqual([]);
+  });
+
   it.each([
     ['no token', {}],
     ['a wrong token', { authorization: 'Bearer not-the-token-0123456789' }],
@@ -428,17 +486,37 @@ describe('feed bodies being read at once are bounded', () => {
     return { status: res.status, headers: res.headers, body: await res.text() };
   };
 
+  /**
+   * The feed parser's timers (FEED_BODY_TIMEOUT_MS), as they are set: one per body being read, so
+   * their count tells the test how many bodies hold a share of the budget, and the test fires one
+   * when it says the time is up. Every other timer runs as it would.
+   */
+  function feedTimers() {
+    const timers: { fire(): void }[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number, ...args: unknown[]) => {
+      const handle = realSetTimeout(fn, ms, ...args);
+      if (ms === FEED_BODY_TIMEOUT_MS) timers.push({ fire: () => (clearTimeout(handle), fn()) });
+      return handle;
+    }) as typeof setTimeout);
+    return { timers, stop: () => vi.restoreAllMocks() };
+  }
+  const fits = Math.floor(FEED_BODY_BUDGET / FEED_MAX_BYTES);
+
   it('past the budget a request is 503 at once with Retry-After; a sender that goes away frees its share', async () => {
-    const fits = Math.floor(FEED_BODY_BUDGET / FEED_MAX_BYTES);
-    const held = Array.from({ length: fits }, () => stalled());
-    // Every one of them is being read: none answered yet, and the next is refused.
-    const refused = stalled();
-    const a = await answerWithin(refused, 5_000, 'a 503 past the budget');
+    // One more than the budget takes: whichever comes last through its check is refused, the others are being read.
+    const t = feedTimers();
+    const all = Array.from({ length: fits + 1 }, () => stalled());
+    await eventually('the budget is taken and one sender refused', () => t.timers.length === fits && all.some((r) => !r.pending()), { withinMs: 10_000 });
+    t.stop();
+    const refused = all.filter((r) => !r.pending());
+    expect(refused).toHaveLength(1);
+    const a = await refused[0].answer;
     expect(a.status).toBe(503);
     expect(a.headers['retry-after']).toBe('1');
     expect(JSON.parse(a.body).fault.code).toBe('SERVICE_UNAVAILABLE');
-    const full = await feedOne();
-    expect(full.status).toBe(503);
+    const held = all.filter((r) => r !== refused[0]);
+    expect((await feedOne()).status).toBe(503);
     // One sender leaves: its share is free again, and a whole request is served.
     held[0].abort();
     await held[0].closed;
@@ -447,35 +525,28 @@ describe('feed bodies being read at once are bounded', () => {
   });
 
   it(`a body not whole within FEED_BODY_TIMEOUT_MS (${FEED_BODY_TIMEOUT_MS / 1000} s) is given up with 408, and its share freed`, async () => {
-    // The test moves time for the feed's timer alone: it is set as the parser sets it and fired when the test says the time is up.
-    const timers: { fn: () => void; handle: NodeJS.Timeout }[] = [];
-    const realSetTimeout = globalThis.setTimeout;
-    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number, ...args: unknown[]) => {
-      const handle = realSetTimeout(fn, ms, ...args);
-      if (ms === FEED_BODY_TIMEOUT_MS) timers.push({ fn, handle });
-      return handle;
-    }) as typeof setTimeout);
-    const fits = Math.floor(FEED_BODY_BUDGET / FEED_MAX_BYTES);
+    const t = feedTimers();
     const held = Array.from({ length: fits }, () => stalled());
-    await eventually('every stalled body is being read', () => timers.length === fits);
-    vi.restoreAllMocks();
+    await eventually('every stalled body is being read', () => t.timers.length === fits);
+    t.stop();
     expect((await feedOne()).status).toBe(503);
-    // 30 s pass for the first stalled body.
-    clearTimeout(timers[0].handle);
-    timers[0].fn();
-    const a = await answerWithin(held[0], 5_000, 'the 408 of a stalled body');
+    // The time is up for one stalled body.
+    t.timers[0].fire();
+    await eventually('the stalled body is given up', () => held.some((r) => !r.pending()), { withinMs: 5_000 });
+    const given = held.filter((r) => !r.pending());
+    expect(given).toHaveLength(1);
+    const a = await given[0].answer;
     expect(a.status).toBe(408);
     expect(JSON.parse(a.body).fault).toMatchObject({ code: 'REQUEST_TIMEOUT', detail: expect.stringMatching(/30 s/) });
     await eventually('a request is served once the stalled body was given up', async () => (await feedOne()).status === 200);
-    // And for the rest: every one answered 408, the budget whole again.
-    for (const t of timers.slice(1)) {
-      clearTimeout(t.handle);
-      t.fn();
-    }
-    for (const r of held.slice(1)) expect((await answerWithin(r, 5_000, 'the 408 of a stalled body')).status).toBe(408);
-    const all = Array.from({ length: fits }, () => stalled());
-    await eventually('the budget is taken again', async () => (await feedOne()).status === 503);
-    for (const r of all) r.abort();
-    await eventually('the budget is free once they left', async () => (await feedOne()).status === 200);
+    // And for the rest: every one answered 408.
+    for (const timer of t.timers.slice(1)) timer.fire();
+    for (const r of held) expect((await answerWithin(r, 5_000, 'the 408 of a stalled body')).status).toBe(408);
+    // The budget is whole again: it takes as many bodies as before, and refuses the one more.
+    const t2 = feedTimers();
+    const again = Array.from({ length: fits + 1 }, () => stalled());
+    await eventually('the budget is taken whole again', () => t2.timers.length === fits && again.some((r) => !r.pending()), { withinMs: 10_000 });
+    t2.stop();
+    expect(await Promise.all(again.filter((r) => !r.pending()).map(async (r) => (await r.answer).status))).toEqual([503]);
   });
 });
