@@ -1,7 +1,7 @@
 import type { Queryable } from './db.js';
 import type { OrderRow } from './orders.js';
 
-/** A payment link (`/l/{id}`) and the orders its openings created. */
+/** A payment link (`/l/{id}`), the orders its openings created and which client address started each. */
 
 export interface LinkRow {
   id: string;
@@ -85,10 +85,14 @@ export async function openLink(q: Queryable, id: string, now: Date): Promise<Lin
   return rows[0] ?? null;
 }
 
-/** Ties an order to the link that created it and gives it the link's description. */
-export async function recordLinkOrder(q: Queryable, o: { linkId: string; orderId: string; description: string; at: Date }): Promise<void> {
+/**
+ * Ties an order to the link that created it and gives it the link's description; with `opening`,
+ * also to the client's start of it (`insertLinkStart`).
+ */
+export async function recordLinkOrder(q: Queryable, o: { linkId: string; orderId: string; description: string; at: Date; opening?: number }): Promise<void> {
   await q.query('UPDATE orders SET description = $2 WHERE id = $1', [o.orderId, o.description]);
   await q.query('INSERT INTO payment_link_orders (link_id, order_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [o.linkId, o.orderId, o.at]);
+  if (o.opening !== undefined) await q.query('UPDATE payment_link_openings SET order_id = $3 WHERE link_id = $1 AND opening = $2', [o.linkId, o.opening, o.orderId]);
 }
 
 /** The newest `limit` orders of each link, newest first (a list page shows a few per link). */
@@ -103,4 +107,49 @@ export async function linkOrders(q: Queryable, linkIds: readonly string[], limit
     [linkIds, limit],
   );
   return rows;
+}
+
+/** A link's row locked until the transaction ends: the openings of one link are counted one at a time. */
+export async function lockLink(q: Queryable, id: string): Promise<LinkRow | null> {
+  const { rows } = await q.query<LinkRow>('SELECT * FROM payment_links WHERE id = $1 FOR UPDATE', [id]);
+  return rows[0] ?? null;
+}
+
+/** An order a client address started through a link and that is still open, or a start whose order is being created. */
+export interface OpenLinkStart {
+  opening: number;
+  /** Null while its order is being created. */
+  order_id: string | null;
+  status: string | null;
+  expires_at: Date | null;
+  created_at: Date;
+}
+
+/**
+ * The client's starts of the link whose order is open, newest first: `Created` (not past its
+ * expiry) or `Payed`, its placement not given up; and starts still creating their order, written
+ * after `placingSince` (an older one lost its process on the way). Read through
+ * `payment_link_openings_client`, then each order by its key.
+ */
+export async function openLinkStarts(q: Queryable, f: { linkId: string; client: string; now: Date; placingSince: Date }): Promise<OpenLinkStart[]> {
+  const { rows } = await q.query<OpenLinkStart>(
+    `SELECT op.opening, op.order_id, o.status, o.expires_at, op.created_at
+       FROM payment_link_openings op LEFT JOIN orders o ON o.id = op.order_id
+      WHERE op.link_id = $1 AND op.client = $2
+        AND CASE WHEN op.order_id IS NULL THEN op.created_at > $4
+                 ELSE o.placement <> 'failed' AND (o.status = 'Payed' OR (o.status = 'Created' AND o.expires_at > $3)) END
+      ORDER BY op.created_at DESC, op.opening DESC`,
+    [f.linkId, f.client, f.now, f.placingSince],
+  );
+  return rows;
+}
+
+/** A client address starts an order through the link: the opening numbered `opening`, its order to come. */
+export async function insertLinkStart(q: Queryable, s: { linkId: string; opening: number; client: string; at: Date }): Promise<void> {
+  await q.query('INSERT INTO payment_link_openings (link_id, opening, client, created_at) VALUES ($1, $2, $3, $4)', [s.linkId, s.opening, s.client, s.at]);
+}
+
+/** The start's order was refused or failed: it holds no place among the client's open ones. */
+export async function dropLinkStart(q: Queryable, linkId: string, opening: number): Promise<void> {
+  await q.query('DELETE FROM payment_link_openings WHERE link_id = $1 AND opening = $2 AND order_id IS NULL', [linkId, opening]);
 }

@@ -1,8 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLink } from '../../src/services/links.js';
 import { expireDueOrders } from '../../src/services/orderActions.js';
 import { formatAmount } from '../../src/web/format.js';
-import { admin, json, signed } from '../helpers/harness.js';
+import { admin, json, provisionDesk, signed } from '../helpers/harness.js';
 import { axeViolations, CASES, createOrder, decodeQr, deskFor, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
 
 /*
@@ -447,6 +448,93 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
       expect(await page.locator('noscript').first().innerHTML()).toContain('http-equiv="refresh"');
     } finally {
       await context.close();
+    }
+  }, SLOW);
+
+  it('a payment link’s page shows the amount, what it is for and a Pay button that works without JavaScript; it creates nothing until pressed', async () => {
+    const desk = await deskFor(h, CASES[0]!);
+    const link = await createLink(h.ctx, desk.merchantId, { amount: '1500.50', currency: 'RUB', deskId: desk.id, description: 'Darjeeling, 250 g', expiresAt: null, rail: 'Sbp' });
+    const orders = async () => (await h.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_link_orders WHERE link_id = $1', [link.id])).rows[0]!.n;
+    for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+      const { context, page, seen, status } = await open(link.path, { viewport });
+      try {
+        expect(status).toBe(200);
+        expect(await page.locator('h1').textContent()).toBe('Payment to Coffee Corner');
+        expect(await page.locator('#description').textContent()).toBe('Darjeeling, 250 g');
+        expect(await page.locator('#amount').textContent()).toBe(formatAmount('en', '1500.50', 'RUB'));
+        expect(await page.locator('#exact-amount').textContent()).toBe('1500.50 RUB');
+        expect(await page.locator('.sandbox').isVisible()).toBe(true);
+        const button = page.getByRole('button', { name: 'Continue to payment' });
+        expect(await button.isVisible()).toBe(true);
+        expect(await page.locator('#pay-form').getAttribute('method')).toBe('post');
+        expect(await page.locator('#pay-form').getAttribute('action')).toBe(link.path);
+        // the whole width of the column on a phone, as the payment page's own buttons
+        const box = (await button.boundingBox())!;
+        if (label === 'phone') expect(box.width).toBeGreaterThan(300);
+        expect(box.height).toBeGreaterThanOrEqual(44);
+        await commonChecks(page, seen);
+        await screenshot(page, `link-open-${label}`);
+      } finally {
+        await context.close();
+      }
+    }
+    expect(await orders()).toBe(0);
+
+    // In Russian and without JavaScript: the button posts, and the payment page follows in Russian.
+    const ru = await open(`${link.path}?lang=ru`, { js: false, viewport: PHONE });
+    try {
+      expect(await ru.page.getAttribute('html', 'lang')).toBe('ru');
+      expect(await ru.page.locator('.summary .label').textContent()).toBe('Сумма к оплате');
+      await screenshot(ru.page, 'link-open-ru-phone-nojs');
+      await ru.page.getByRole('button', { name: 'Перейти к оплате' }).click();
+      await ru.page.waitForURL(/\/pay\/ord_[0-9a-z]{26}\?lang=ru$/);
+      expect(await ru.page.locator('#steps-h').textContent()).toContain('Как оплатить');
+      expect(await ru.page.locator('#description').textContent()).toBe('Darjeeling, 250 g');
+    } finally {
+      await ru.context.close();
+    }
+    expect(await orders()).toBe(1);
+
+    // Two more from this address: three open, so the page lists them instead of the button.
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(h.origin + link.path, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      expect(res.status).toBe(303);
+    }
+    for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+      const busy = await open(link.path, { viewport });
+      try {
+        expect(busy.status).toBe(200);
+        expect(await busy.page.locator('#state h2').textContent()).toBe('You already have payments open for this link');
+        expect(await busy.page.locator('#pay-form').count()).toBe(0);
+        expect(await busy.page.locator('#open-payments a').count()).toBe(3);
+        await commonChecks(busy.page, busy.seen);
+        await screenshot(busy.page, `link-busy-${label}`);
+        if (label === 'desktop') {
+          await busy.page.locator('#open-payments a').first().click();
+          await busy.page.waitForURL(/\/pay\/ord_[0-9a-z]{26}$/);
+          expect(await busy.page.locator('#description').textContent()).toBe('Darjeeling, 250 g');
+        }
+      } finally {
+        await busy.context.close();
+      }
+    }
+    expect(await orders()).toBe(3);
+
+    // A link that nothing can serve (an approved merchant's Sbp desk, and no live provider for it): no button.
+    const live = await provisionDesk(h.app, { merchant: { name: 'Tea Terrace', approve: true }, desk: { rails: ['Sbp'] } });
+    const none = await createLink(h.ctx, live.merchantId, { amount: '990', currency: 'RUB', deskId: live.id, description: 'Sencha, 100 g', expiresAt: null, rail: null });
+    for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+      const { context, page, seen, status } = await open(`${none.path}?lang=${label === 'phone' ? 'en' : 'tr'}`, { viewport });
+      try {
+        expect(status).toBe(503);
+        expect(await page.locator('#state h2').textContent()).toBe(label === 'phone' ? 'Payment through this link is not possible right now' : 'Bu bağlantıyla şu anda ödeme yapılamıyor');
+        expect(await page.locator('form').count()).toBe(0);
+        expect(await page.locator('#description').textContent()).toBe('Sencha, 100 g');
+        await commonChecks(page, answeredWith(seen, 503));
+        await screenshot(page, `link-unavailable-${label}`);
+      } finally {
+        await context.close();
+      }
     }
   }, SLOW);
 

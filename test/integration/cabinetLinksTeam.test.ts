@@ -5,9 +5,10 @@ import { cabinetKit, DESK_FORM, PASSWORD, type CabinetBrowser } from '../helpers
 import { DeliveryWorker } from '../../src/callbacks/delivery.js';
 
 /*
- * The cabinet's payment links and team, over HTTP as a browser uses them: a link creates a fresh
- * order on each opening and answers 410 once off or expired; an owner invites members by a
- * single-use link and their role decides what they may post.
+ * The cabinet's payment links and team, over HTTP as a browser uses them: a link's Pay button
+ * creates a fresh order each time (opening the link creates nothing, see paymentLinks.test.ts) and
+ * the link answers 410 once off or expired; an owner invites members by a single-use link and
+ * their role decides what they may post.
  */
 
 let h: Harness;
@@ -32,6 +33,9 @@ const linkFields = (deskId: string, over: Record<string, string> = {}): [string,
 
 /** Opens a link as a customer's browser does (no cookies). */
 const open = (path: string, method: 'GET' | 'HEAD' = 'GET') => h.app.inject({ method, url: path, remoteAddress: '192.0.2.77' });
+/** Presses the link's Pay button: its form posts nothing but itself. */
+const pay = (path: string) =>
+  h.app.inject({ method: 'POST', url: path, remoteAddress: '192.0.2.77', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
 
 describe('payment links', () => {
   let b: CabinetBrowser;
@@ -41,17 +45,20 @@ describe('payment links', () => {
     desk = await createDesk(b);
   });
 
-  it('creates /l/{lnk_…}; each opening is a new order with a fresh orderRef and the description, 303 to its payment page', async () => {
+  it('creates /l/{lnk_…}; each press of Pay is a new order with a fresh orderRef and the description, 303 to its payment page', async () => {
     await b.get('/cabinet/links');
     const res = await b.post('/cabinet/links', linkFields(desk.id));
     expect(res.statusCode, res.body).toBe(201);
     const path = /https:\/\/pay\.example\.test(\/l\/lnk_[0-9a-z]{26})/.exec(res.body)![1]!;
     const linkId = path.slice(3);
 
-    const first = await open(path);
+    const shown = await open(path);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain(`<form method="post" action="${path}"`);
+    const first = await pay(path);
     expect(first.statusCode).toBe(303);
     const o1 = /^\/pay\/(ord_[0-9a-z]{26})$/.exec(String(first.headers.location))![1]!;
-    const second = await open(path);
+    const second = await pay(path);
     const o2 = /^\/pay\/(ord_[0-9a-z]{26})$/.exec(String(second.headers.location))![1]!;
     expect(o2).not.toBe(o1);
 
@@ -91,10 +98,11 @@ describe('payment links', () => {
     expect(off.statusCode).toBe(303);
     const gone = await open(path);
     expect(gone.statusCode).toBe(410);
+    expect((await pay(path)).statusCode).toBe(410);
     expect(gone.headers['content-type']).toContain('text/html');
     expect((await b.get('/cabinet/links')).body).toContain('>Off<');
     await b.post(`/cabinet/links/${linkId}/enabled`, [['enabled', 'true']]);
-    expect((await open(path)).statusCode).toBe(303);
+    expect((await pay(path)).statusCode).toBe(303);
   });
 
   it('works on a desk without a callback URL: the order is placed, read and paid, its events kept in the feed', async () => {
@@ -105,7 +113,7 @@ describe('payment links', () => {
     const res = await b.post('/cabinet/links', linkFields(noCallback.id, { description: 'Gift card, 50 €' }));
     expect(res.statusCode, res.body).toBe(201);
     const path = /(\/l\/lnk_[0-9a-z]{26})/.exec(res.body)![1]!;
-    const opened = await open(path);
+    const opened = await pay(path);
     expect(opened.statusCode).toBe(303);
     const orderId = /^\/pay\/(ord_[0-9a-z]{26})$/.exec(String(opened.headers.location))![1]!;
     expect(json(await signed(h, noCallback, `/gw/v1/orders/${orderId}`)).result).toMatchObject({ status: 'Created', description: 'Gift card, 50 €' });
@@ -141,7 +149,7 @@ describe('payment links', () => {
     const res = await b.post('/cabinet/links', linkFields(desk.id, { expiresAt: '2026-01-15T13:00' }));
     expect(res.statusCode, res.body).toBe(201);
     const path = /(\/l\/lnk_[0-9a-z]{26})/.exec(res.body)![1]!;
-    expect((await open(path)).statusCode).toBe(303);
+    expect((await pay(path)).statusCode).toBe(303);
     h.clock.advance(3_600_000);
     expect((await open(path)).statusCode).toBe(410);
     h.clock.advance(-3_600_000);
@@ -188,7 +196,7 @@ describe('payment links', () => {
     await other.get('/cabinet/links');
     expect((await other.post(`/cabinet/links/${linkId}/enabled`, [['enabled', 'false']])).statusCode).toBe(404);
     expect((await other.get('/cabinet/links')).body).not.toContain(linkId);
-    expect((await open(path)).statusCode).toBe(303);
+    expect((await pay(path)).statusCode).toBe(303);
   });
 });
 

@@ -108,11 +108,11 @@ ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <dt>Desk</dt><dd>${deskLabel(desk, l.deskId)}</dd>
 <dt>Rail</dt><dd>${l.rail ?? 'the first of the desk’s rails that takes the currency'}</dd>
 <dt>Expires</dt><dd>${l.expiresAt ? utc(l.expiresAt) : 'never'}</dd>
-<dt>Opened</dt><dd>${l.opened} times, ${l.orders} orders, ${l.completed} paid</dd>
+<dt>Used</dt><dd>${l.opened} presses of its button, ${l.orders} orders, ${l.completed} paid</dd>
 <dt>Created</dt><dd>${utc(l.createdAt)}</dd>
 </dl>
-<p class="hint">Each opening creates a new order (its orderRef is the link id and a number) and leads to its payment page. Switched off or expired, the link answers “no longer active”.</p>
-<p><a href="${l.path}" rel="nofollow noopener" target="_blank">Open it as a customer would</a> <span class="hint">(this makes an order too${inSandbox(c) ? ', a test one' : ''})</span></p>
+<p class="hint">Opening it shows the amount, what it is for and a button; each press of the button creates a new order (its orderRef is the link id and a number) and leads to its payment page, at most 3 open at once from one customer's address. Switched off or expired, the link answers “no longer active”.</p>
+<p><a href="${l.path}" rel="nofollow noopener" target="_blank">Open it as a customer would</a> <span class="hint">(pressing its button makes an order${inSandbox(c) ? ', a test one' : ''})</span></p>
 <div class="actions">${enabledForm(c, l)}</div>
 </section>
 <section class="card" aria-labelledby="lo-h"><h2 id="lo-h">Orders from this link</h2>

@@ -111,4 +111,11 @@ export const az: Messages = {
   waitMinutes: '{n} dəq',
   waitSeconds: '{n} san',
   back: 'Geri',
+  linkUnavailableTitle: 'Bu link ilə hazırda ödəniş etmək mümkün deyil',
+  linkUnavailableText: 'Bir az sonra yenidən cəhd edin və ya mağazadan başqa ödəniş üsulu istəyin.',
+  linkGoneTitle: 'Bu ödəniş linki artıq aktiv deyil',
+  linkExpiredText: 'Onun müddəti bitib. Mağazadan yenisini istəyin.',
+  linkOffText: 'Mağaza onu söndürüb. Mağazadan yenisini istəyin.',
+  linkOpenTitle: 'Bu link üzrə artıq açıq ödənişləriniz var',
+  linkOpenText: 'Buradan bir link üzrə eyni anda ən çox {n} ödəniş açıq ola bilər. Aşağıdakılardan biri ilə davam edin; onlar ödənildikdən və ya müddəti bitdikdən sonra yenisini başlada bilərsiniz.',
 };

@@ -115,6 +115,14 @@ export const en = {
   waitMinutes: '{n} min',
   waitSeconds: '{n} s',
   back: 'Back',
+  // A payment link’s own page (`/l/{id}`): what it says when it cannot start a payment.
+  linkUnavailableTitle: 'Payment through this link is not possible right now',
+  linkUnavailableText: 'Try again later, or ask the shop for another way to pay.',
+  linkGoneTitle: 'This payment link is no longer active',
+  linkExpiredText: 'It has expired. Ask the shop for a new one.',
+  linkOffText: 'The shop has switched it off. Ask the shop for a new one.',
+  linkOpenTitle: 'You already have payments open for this link',
+  linkOpenText: 'At most {n} payments of one link can be open at once from here. Continue one of them below; once they are paid or have expired, you can start a new one.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -111,4 +111,11 @@ export const ko: Messages = {
   waitMinutes: '{n}분',
   waitSeconds: '{n}초',
   back: '뒤로',
+  linkUnavailableTitle: '지금은 이 링크로 결제할 수 없습니다',
+  linkUnavailableText: '나중에 다시 시도하거나 상점에 다른 결제 방법을 문의하세요.',
+  linkGoneTitle: '이 결제 링크는 더 이상 유효하지 않습니다',
+  linkExpiredText: '유효 기간이 지났습니다. 상점에 새 링크를 요청하세요.',
+  linkOffText: '상점에서 이 링크를 사용 중지했습니다. 상점에 새 링크를 요청하세요.',
+  linkOpenTitle: '이 링크로 이미 진행 중인 결제가 있습니다',
+  linkOpenText: '여기에서는 한 링크로 동시에 최대 {n}건의 결제만 진행할 수 있습니다. 아래 결제 중 하나를 계속하세요. 결제가 완료되거나 만료되면 새 결제를 시작할 수 있습니다.',
 };

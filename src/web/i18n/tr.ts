@@ -111,4 +111,11 @@ export const tr: Messages = {
   waitMinutes: '{n} dk',
   waitSeconds: '{n} sn',
   back: 'Geri',
+  linkUnavailableTitle: 'Bu bağlantıyla şu anda ödeme yapılamıyor',
+  linkUnavailableText: 'Daha sonra tekrar deneyin veya mağazadan başka bir ödeme yolu isteyin.',
+  linkGoneTitle: 'Bu ödeme bağlantısı artık geçerli değil',
+  linkExpiredText: 'Süresi doldu. Mağazadan yeni bir bağlantı isteyin.',
+  linkOffText: 'Mağaza bu bağlantıyı kapattı. Mağazadan yeni bir bağlantı isteyin.',
+  linkOpenTitle: 'Bu bağlantı için zaten açık ödemeleriniz var',
+  linkOpenText: 'Buradan bir bağlantı için aynı anda en fazla {n} ödeme açık olabilir. Aşağıdakilerden biriyle devam edin; ödendiklerinde veya süreleri dolduğunda yeni bir ödeme başlatabilirsiniz.',
 };

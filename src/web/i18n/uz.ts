@@ -111,4 +111,11 @@ export const uz: Messages = {
   waitMinutes: '{n} daqiqa',
   waitSeconds: '{n} soniya',
   back: 'Orqaga',
+  linkUnavailableTitle: 'Bu havola orqali hozir toʻlab boʻlmaydi',
+  linkUnavailableText: 'Keyinroq qayta urinib koʻring yoki doʻkondan boshqa toʻlov usulini soʻrang.',
+  linkGoneTitle: 'Bu toʻlov havolasi endi amal qilmaydi',
+  linkExpiredText: 'Uning muddati tugagan. Doʻkondan yangisini soʻrang.',
+  linkOffText: 'Doʻkon uni oʻchirib qoʻygan. Doʻkondan yangisini soʻrang.',
+  linkOpenTitle: 'Bu havola boʻyicha sizda allaqachon ochiq toʻlovlar bor',
+  linkOpenText: 'Bu yerdan bitta havola boʻyicha bir vaqtda koʻpi bilan {n} ta toʻlov ochiq boʻlishi mumkin. Quyidagilardan birini davom ettiring; ular toʻlangach yoki muddati tugagach, yangisini boshlashingiz mumkin.',
 };

@@ -149,7 +149,7 @@ ${view === 'open' && timer(p, lang, t, now)}
 ${view === 'open' ? openBody(input, kind, amountText, self) : closedBody(input, view, self)}
 ${view === 'open' && orderIdBlock(p, t)}
 <p class="back">${view === 'open' && p.backUrl && html`<a href="${p.backUrl}">${t('backToShop')}</a>`}</p>
-${languageSwitcher(p.id, lang, t)}
+${languageSwitcher(`/pay/${p.id}`, lang, t)}
 </main>`;
 
   return document({
@@ -278,7 +278,7 @@ ${form}
 
 /** State icons drawn as SVG, so they never depend on the customer's fonts having a glyph. */
 const svgIcon = (d: string) => `<svg viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round"><path d="${d}"/></svg>`;
-const ICONS: Record<Exclude<View, 'open'>, string> = {
+export const ICONS: Record<Exclude<View, 'open'>, string> = {
   completed: svgIcon('M5 12.5l4.5 4.5L19 7.5'),
   payed: svgIcon('M12 7v5l3 2'),
   dispute: svgIcon('M12 7v6M12 17h.01'),
@@ -315,12 +315,13 @@ function redirectNote(view: View, p: PayPage, t: Translate): Html | null {
   return html`<p class="small" id="redirecting" hidden>${t('redirecting')}</p>`;
 }
 
-function languageSwitcher(id: string, current: Lang, t: Translate): Html {
+/** Links to the page at `path` in every other language (the payment page, a payment link's page). */
+export function languageSwitcher(path: string, current: Lang, t: Translate): Html {
   return html`<nav class="langs" aria-label="${t('language')}"><ul>${(Object.keys(LANGUAGES) as Lang[]).map((l) => {
     const name = (LANGUAGES[l] as Messages).languageName;
     return l === current
       ? html`<li><span aria-current="true" lang="${l}">${name}</span></li>`
-      : html`<li><a href="${`/pay/${id}?lang=${l}`}" lang="${l}" hreflang="${l}">${name}</a></li>`;
+      : html`<li><a href="${`${path}?lang=${l}`}" lang="${l}" hreflang="${l}">${name}</a></li>`;
   })}</ul></nav>`;
 }
 
