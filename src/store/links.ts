@@ -153,3 +153,17 @@ export async function insertLinkStart(q: Queryable, s: { linkId: string; opening
 export async function dropLinkStart(q: Queryable, linkId: string, opening: number): Promise<void> {
   await q.query('DELETE FROM payment_link_openings WHERE link_id = $1 AND opening = $2 AND order_id IS NULL', [linkId, opening]);
 }
+
+/**
+ * Forgets who started a link's orders before `before` (at most `limit` rows, oldest first): a
+ * customer's address is kept while it counts and for support's questions, not for ever.
+ */
+export async function forgetLinkStarts(q: Queryable, before: Date, limit: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM payment_link_openings WHERE (link_id, opening) IN (
+        SELECT link_id, opening FROM payment_link_openings WHERE created_at < $1 ORDER BY created_at LIMIT $2) RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [before, limit],
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
+import { forgetLinkStarts } from '../store/links.js';
 import { refreshOrderDayStats } from '../store/office.js';
 import { retireDeliveredEvents } from '../store/outbox.js';
 import type { Worker } from './loop.js';
@@ -38,8 +39,19 @@ export function retireOldCallbacks(db: Db, clock: Clock, config: Pick<Config, 'r
   return retireDeliveredEvents(db, { before: new Date(clock.now() - config.retentionDays * DAY_MS), limit: batch, archive: config.retentionArchive });
 }
 
+/** Customers' addresses behind payment links' orders are kept this long (the count needs only the open ones). */
+export const LINK_CLIENTS_KEPT_DAYS = 30;
+
+/** One batch of forgetting who started payment links' orders more than LINK_CLIENTS_KEPT_DAYS ago. */
+export function forgetOldLinkClients(db: Db, clock: Clock, batch = RETENTION_BATCH): Promise<number> {
+  return forgetLinkStarts(db, new Date(clock.now() - LINK_CLIENTS_KEPT_DAYS * DAY_MS), batch);
+}
+
 export function retentionWorker(ctx: Ctx, batch = RETENTION_BATCH): Worker {
-  return { name: 'retention', runOnce: () => retireOldCallbacks(ctx.db, ctx.clock, ctx.config, batch) };
+  return {
+    name: 'retention',
+    runOnce: async () => (await retireOldCallbacks(ctx.db, ctx.clock, ctx.config, batch)) + (await forgetOldLinkClients(ctx.db, ctx.clock, batch)),
+  };
 }
 
 const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
@@ -76,6 +88,7 @@ export function orderStatsWorker(ctx: Ctx): Worker {
 export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>): Promise<{ retired: number; archived: boolean; days: number }> {
   let retired = 0;
   for (let n; (n = await retireOldCallbacks(db, clock, config)) > 0; ) retired += n;
+  while ((await forgetOldLinkClients(db, clock)) > 0);
   const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS, -1);
   return { retired, archived: config.retentionArchive, days };
 }

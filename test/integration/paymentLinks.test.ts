@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { createLink, setMerchantLinkEnabled } from '../../src/services/links.js';
+import { forgetOldLinkClients, LINK_CLIENTS_KEPT_DAYS } from '../../src/workers/maintenance.js';
 
 /*
  * Payment links cannot be drained by strangers: opening `/l/{id}` shows the amount, the description
@@ -273,5 +274,22 @@ describe('a sandbox link', () => {
     expect(await openedOf(link.id)).toBe(0);
     const here = await h.app.inject({ method: 'POST', url: link.path, remoteAddress: '203.0.113.97', headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, payload: '' });
     expect(here.statusCode, here.body).toBe(303);
+  });
+
+  it('forgets the addresses behind a link\'s orders after 30 days', async () => {
+    const link = await linkOn(desk);
+    const res = await h.app.inject({ method: 'POST', url: link.path, remoteAddress: '203.0.113.98', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    expect(res.statusCode, res.body).toBe(303);
+    const kept = () => h.ctx.db.query('SELECT client FROM payment_link_openings WHERE link_id = $1', [link.id]).then((r) => r.rows.length);
+    expect(await kept()).toBe(1);
+    expect(await forgetOldLinkClients(h.ctx.db, h.clock)).toBe(0);
+    const day = 86_400_000;
+    h.clock.advance(LINK_CLIENTS_KEPT_DAYS * day + 1000);
+    try {
+      expect(await forgetOldLinkClients(h.ctx.db, h.clock)).toBeGreaterThanOrEqual(1);
+      expect(await kept()).toBe(0);
+    } finally {
+      h.clock.advance(-(LINK_CLIENTS_KEPT_DAYS * day + 1000));
+    }
   });
 });

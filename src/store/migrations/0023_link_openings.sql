@@ -18,3 +18,7 @@ CREATE TABLE payment_link_openings (
 -- The count of one address's open starts of a link: its rows only, newest first, each joined to
 -- its order by the order's key.
 CREATE INDEX payment_link_openings_client ON payment_link_openings (link_id, client, created_at DESC);
+
+-- Customers' addresses are kept only as long as the count needs them and support may ask (30 days):
+-- the retention job forgets older rows, oldest first, through this index.
+CREATE INDEX payment_link_openings_age ON payment_link_openings (created_at);
