@@ -9,8 +9,12 @@
  *
  * Then a load generator in its own process (bench/feedgen.ts) sends one credit per order through
  * the signed feed, 100 to a request, and the run reports credits per second recorded and matched.
- * Last, a 50,000-entry camt.053 (001.08) is written to disk and uploaded as a stream, timed, with
- * the server's resident set sampled every 50 ms.
+ * Last, a 50,000-entry camt.053 (001.08) and a 50,000-line MT940 (100 messages of 500 `:61:`
+ * lines, one per requisite's account, balances stated) are written to disk and uploaded as
+ * streams, each timed, with the server's resident set sampled every 50 ms. Each file names the
+ * run (message ids, bank references), so no upload repeats the bytes of another (the same bytes
+ * answer `sameAs`, the statement recorded before, and record nothing). BENCH_STATEMENTS=camt or
+ * mt940 uploads only that one.
  *
  *   npm run bench:credits                                   # embedded database (PGlite)
  *   DATABASE_URL=postgres://… npm run bench:credits         # PostgreSQL, in a throwaway database
@@ -34,6 +38,7 @@ const DESKS = Number(process.env.BENCH_DESKS ?? 400);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 50_000);
+const STATEMENTS = (process.env.BENCH_STATEMENTS ?? 'camt,mt940').split(',').filter(Boolean);
 const SETUP_CONCURRENCY = 16;
 
 const card = (i: number) => `2200 7700 ${String(Math.floor(i / 10_000)).padStart(4, '0')} ${String(i % 10_000).padStart(4, '0')}`;
@@ -172,6 +177,37 @@ async function writeStatement(file: string, run: string): Promise<void> {
   await pipeline(xml(), createWriteStream(file));
 }
 
+/**
+ * An MT940 of `ENTRIES` booked credits as a bank writes it, made like the camt.053 above: a message
+ * of 500 `:61:` lines per requisite's account (each with its `:86:`), opening and closing balances
+ * that add up, dated today (MT940 gives a date alone). Amounts 100.00–499.99: of no open order, and
+ * none the camt.053's.
+ */
+async function writeMt940(file: string, run: string): Promise<void> {
+  const perStatement = 500;
+  const now = new Date();
+  const yymmdd = now.toISOString().slice(2, 10).replace(/-/g, '');
+  const comma = (cents: number) => `${Math.floor(cents / 100)},${String(cents % 100).padStart(2, '0')}`;
+  async function* text() {
+    for (let s = 0; s * perStatement < ENTRIES; s++) {
+      const opening = 1_000_000 + s * 100;
+      let sum = 0;
+      let chunk = `:20:MT${run}${s}\r\n:25:${card(s % REQUISITES).replace(/ /g, '')}\r\n:28C:${s + 1}/1\r\n:60F:C${yymmdd}RUB${comma(opening)}\r\n`;
+      for (let i = s * perStatement; i < Math.min(ENTRIES, (s + 1) * perStatement); i++) {
+        const cents = (100 + (i % 400)) * 100 + (i % 100);
+        sum += cents;
+        chunk += `:61:${yymmdd}${yymmdd.slice(2)}CR${comma(cents)}NTRFNONREF//M${run}${i.toString(36)}\r\n:86:/ORDP//NAME/Payer number ${i}/REMI/Transfer ${i}\r\n`;
+        if (i % 50 === 49) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      yield `${chunk}:62F:C${yymmdd}RUB${comma(opening + sum)}\r\n-\r\n`;
+    }
+  }
+  await pipeline(text(), createWriteStream(file));
+}
+
 /** The server's resident set now and at its highest so far (kB), from /proc. */
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -207,11 +243,11 @@ async function backendPids(url: string): Promise<number[]> {
 }
 
 /** Uploads the file as a stream (the server reads it as one); answers the status and body. */
-function upload(base: string, providerId: string, file: string): Promise<{ status: number; body: string }> {
+function upload(base: string, providerId: string, file: string, contentType: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}/admin/v1/providers/${providerId}/statements`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/xml', 'content-length': statSync(file).size },
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': contentType, 'content-length': statSync(file).size },
     }, (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -261,23 +297,31 @@ async function main() {
     const perCredit = (sec: number) => ((sec * 1000) / fed.credits).toFixed(3);
     console.log(`CPU per credit during the feed: server ${perCredit(cpu.server)} ms${database ? `, PostgreSQL ${perCredit(cpu.db)} ms, together ${perCredit(cpu.server + cpu.db)} ms` : ' (the embedded database included)'}`);
 
-    const file = join(work, 'statement.xml');
-    await writeStatement(file, run);
-    const pid = paygate.process.pid!;
-    const before = memoryOf(pid);
-    let peak = before.rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid).rss)), 50);
-    const started = Date.now();
-    const answer = await upload(paygate.base, pool.id, file);
-    const seconds = (Date.now() - started) / 1000;
-    clearInterval(sampler);
-    const after = memoryOf(pid);
-    if (answer.status !== 200) throw new Error(`statement upload: ${answer.status} ${answer.body}`);
-    const summary = (JSON.parse(answer.body) as { result: Record<string, number> }).result;
-    console.log(
-      `statement: camt.053.001.08, ${ENTRIES} entries, ${(statSync(file).size / 1e6).toFixed(1)} MB, imported in ${seconds.toFixed(1)} s (${(summary.credits / seconds).toFixed(0)} credits/s): ${JSON.stringify(summary)}; ` +
-        `server RSS ${(before.rss / 1024).toFixed(0)} MB before, peak ${(peak / 1024).toFixed(0)} MB sampled, ${(after.rss / 1024).toFixed(0)} MB after (VmHWM ${(before.hwm / 1024).toFixed(0)} → ${(after.hwm / 1024).toFixed(0)} MB)`,
-    );
+    for (const kind of STATEMENTS) {
+      const mt940 = kind === 'mt940';
+      const file = join(work, mt940 ? 'statement.sta' : 'statement.xml');
+      if (mt940) await writeMt940(file, run);
+      else await writeStatement(file, run);
+      const pid = paygate.process.pid!;
+      const before = memoryOf(pid);
+      let peak = before.rss;
+      const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid).rss)), 50);
+      const started = Date.now();
+      const answer = await upload(paygate.base, pool.id, file, mt940 ? 'text/plain' : 'application/xml');
+      const seconds = (Date.now() - started) / 1000;
+      clearInterval(sampler);
+      const after = memoryOf(pid);
+      if (answer.status !== 200) throw new Error(`statement upload: ${answer.status} ${answer.body}`);
+      const summary = (JSON.parse(answer.body) as { result: Record<string, unknown> & { credits: number; sameAs: string | null } }).result;
+      // The same bytes again would answer the statement recorded before and record nothing.
+      if (summary.sameAs !== null) throw new Error(`statement upload answered sameAs ${summary.sameAs}: the file repeats an earlier upload`);
+      const { problems, ...counts } = summary as Record<string, unknown>;
+      console.log(
+        `statement: ${mt940 ? 'MT940' : 'camt.053.001.08'}, ${ENTRIES} entries, ${(statSync(file).size / 1e6).toFixed(1)} MB, imported in ${seconds.toFixed(1)} s (${(summary.credits / seconds).toFixed(0)} credits/s): ` +
+          `${JSON.stringify(counts)}${Array.isArray(problems) && problems.length ? `, ${problems.length} problems listed` : ''}; ` +
+          `server RSS ${(before.rss / 1024).toFixed(0)} MB before, peak ${(peak / 1024).toFixed(0)} MB sampled, ${(after.rss / 1024).toFixed(0)} MB after (VmHWM ${(before.hwm / 1024).toFixed(0)} → ${(after.hwm / 1024).toFixed(0)} MB)`,
+      );
+    }
   } finally {
     await paygate.stop();
     await bare.stop();

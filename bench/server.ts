@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,11 +73,13 @@ export async function startPaygate(opts: { databaseUrl?: string; dataDir: string
   delete env.LOG_LEVEL;
   Object.assign(env, opts.env);
   execFileSync(process.execPath, ['tools/transpile.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  // BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
+  // BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--trace-gc`, profiles the server.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let bytes = 0;
   child.stdout!.on('data', (c: Buffer) => (bytes += c.length));
+  // BENCH_SERVER_LOG=file keeps what the server wrote (its log, and `--trace-gc` lines when asked for).
+  if (process.env.BENCH_SERVER_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVER_LOG));
   await waitReady(base, child);
   return {
     base,

@@ -152,12 +152,18 @@ const STATEMENT_FILE = {
 };
 
 /**
- * A request refused before its body has all arrived has its connection closed once the answer is
- * written, so no more of the body is read than came with the headers (one read, 64 KiB): Node
- * would otherwise read on, to discard it, until it closed the connection itself (some 190 KiB a
- * sender, which 400 refused senders turn into megabytes of garbage).
+ * A request refused before its large body has all arrived has its connection closed once the
+ * answer is written, so no more of the body is read than came with the headers (one read, 64 KiB):
+ * Node would otherwise read on, to discard it, until the sender stopped (some 190 KiB a sender,
+ * which 400 refused senders turn into megabytes of garbage). A small body (64 KiB or less) is left
+ * to Node: it costs nothing to discard, and a connection cut while such a sender is still writing
+ * may reach it as a reset before it has read the answer.
  */
+const SMALL_BODY = 64 * 1024;
 function readNoMore(req: FastifyRequest, reply: FastifyReply): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared <= SMALL_BODY) return;
+  reply.header('connection', 'close');
   reply.raw.once('finish', () => {
     if (!req.raw.complete) req.raw.socket?.destroy?.();
   });

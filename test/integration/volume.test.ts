@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { createHarness, json, signed, admin, type Harness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, createHarness, json, signed, admin, type Harness } from '../helpers/harness.js';
+import { feed } from './reconciliation/helpers.js';
+import { accountLookup, normalizeAccount } from '../../src/domain/requisites.js';
+import { requisitesByAccounts, requisitesByTails } from '../../src/reconciliation/store.js';
 import { FormBrowser } from '../helpers/formBrowser.js';
 import { createTestDb } from '../helpers/db.js';
 import { generateVolume, nonEmptyReason, type VolumeResult } from '../../tools/volume/generate.js';
-import { parseVolumeArgs, UsageError } from '../../tools/volume/args.js';
+import { HELP, parseVolumeArgs, UsageError, wantsHelp } from '../../tools/volume/args.js';
 import { eventBody } from '../../src/services/orderViews.js';
 import { expireDueOrders } from '../../src/services/orderActions.js';
 import { startMockProvider, type MockProvider } from '../../tools/mock-provider.js';
@@ -19,6 +22,9 @@ import { loadMigrations, migrate } from '../../src/store/migrate.js';
 
 const ORDERS = 2000;
 const SEED = 7;
+/** The pool: credits and requisites (a quarter of them, the cards whose number is a multiple of 4, with weekly statements). */
+const CREDITS = 700;
+const REQUISITES = 40;
 
 let h: Harness;
 let mock: MockProvider;
@@ -36,6 +42,8 @@ beforeAll(async () => {
     box: h.ctx.box,
     scryptLog2N: 10,
     providerBaseUrl: mock.url,
+    credits: CREDITS,
+    requisites: REQUISITES,
   });
 }, 120_000);
 
@@ -45,6 +53,7 @@ afterAll(async () => {
 });
 
 const q = <T = Record<string, any>>(sql: string, params: unknown[] = []) => h.ctx.db.query<T>(sql, params).then((r) => r.rows);
+const pool = () => v.pool!;
 
 /** A browser signed in to the cabinet as the large merchant, or to the back office as the operator. */
 async function signedIn(area: 'cabinet' | 'office'): Promise<FormBrowser> {
@@ -70,8 +79,21 @@ async function ordersAcrossPages(b: FormBrowser, area: 'cabinet' | 'office', fir
 
 describe('volume tool: arguments', () => {
   it('takes the options of the contract, with their defaults', () => {
-    expect(parseVolumeArgs(['--orders', '2000000'])).toEqual({ orders: 2_000_000, merchants: 100, months: 12, seed: 20_260_115 });
-    expect(parseVolumeArgs(['--orders=5000', '--merchants', '10', '--months', '3', '--seed', '1'])).toEqual({ orders: 5000, merchants: 10, months: 3, seed: 1 });
+    expect(parseVolumeArgs(['--orders', '2000000'])).toEqual({ orders: 2_000_000, merchants: 100, months: 12, seed: 20_260_115, credits: 0, requisites: 0 });
+    expect(parseVolumeArgs(['--orders=5000', '--merchants', '10', '--months', '3', '--seed', '1'])).toEqual({ orders: 5000, merchants: 10, months: 3, seed: 1, credits: 0, requisites: 0 });
+  });
+
+  it('makes a pool with --pool (a credit for every 4 orders, 200 requisites), --credits or --requisites; a million credits is allowed', () => {
+    expect(parseVolumeArgs(['--orders', '2000000', '--pool'])).toMatchObject({ credits: 500_000, requisites: 200 });
+    expect(parseVolumeArgs(['--orders', '2000000', '--credits', '1000000'])).toMatchObject({ credits: 1_000_000, requisites: 200 });
+    expect(parseVolumeArgs(['--orders', '1001', '--requisites=50'])).toMatchObject({ credits: 251, requisites: 50 });
+    expect(parseVolumeArgs(['--orders', '1000', '--pool', '--credits', '7', '--requisites', '10'])).toMatchObject({ credits: 7, requisites: 10 });
+  });
+
+  it('prints its help for --help or -h wherever it stands, whatever else is given', () => {
+    for (const argv of [['--help'], ['-h'], ['--orders', '100', '--help'], ['--nonsense', '-h']]) expect(wantsHelp(argv), JSON.stringify(argv)).toBe(true);
+    expect(wantsHelp(['--orders', '100'])).toBe(false);
+    for (const option of ['--orders N', '--merchants M', '--months K', '--seed S', '--pool', '--credits C', '--requisites R', '--help']) expect(HELP).toContain(option);
   });
 
   it('refuses what is not one of them, naming it', () => {
@@ -83,6 +105,10 @@ describe('volume tool: arguments', () => {
       [['--orders', '1000', '--rows', '5'], '"--rows"'],
       [['--orders', '1000', '--orders', '5'], 'twice'],
       [['--orders'], 'needs a value'],
+      [['--orders', '1000', '--credits', '0'], '--credits'],
+      [['--orders', '1000', '--requisites', '5001'], '--requisites'],
+      [['--orders', '1000', '--pool', '--pool'], 'twice'],
+      [['--orders', '1000', '--pool=yes'], '"--pool=yes"'],
     ] as const) {
       expect(() => parseVolumeArgs(argv), JSON.stringify(argv)).toThrow(UsageError);
       expect(() => parseVolumeArgs(argv)).toThrow(word);
@@ -278,10 +304,12 @@ describe('volume tool: the data', () => {
   it('makes the same data from the same seed', async () => {
     const make = async () => {
       const t = await createTestDb();
-      const out = await generateVolume(t.db, { orders: 400, merchants: 3, months: 2, seed: SEED, nowMs: h.clock.now(), box: h.ctx.box, scryptLog2N: 10 });
+      const out = await generateVolume(t.db, { orders: 400, merchants: 3, months: 2, seed: SEED, nowMs: h.clock.now(), box: h.ctx.box, scryptLog2N: 10, credits: 150, requisites: 12 });
       const { rows } = await t.db.query<{ d: string }>(
-        `SELECT md5(string_agg(id || status || amount || settled_amount || created_at::text || coalesce(payer_reference, ''), ',' ORDER BY seq))
-                || md5((SELECT string_agg(id || body, ',' ORDER BY seq) FROM outbox_events)) AS d FROM orders`,
+        `SELECT md5(string_agg(id || status || amount || settled_amount || created_at::text || coalesce(payer_reference, '') || coalesce(provider_id, ''), ',' ORDER BY seq))
+                || md5((SELECT string_agg(id || body, ',' ORDER BY seq) FROM outbox_events))
+                || md5((SELECT string_agg(id || status || account || amount || received_at::text || coalesce(source_id, '') || coalesce(bank_reference, ''), ',' ORDER BY seq) FROM credits))
+                || md5((SELECT string_agg(e.statement_id || e.idx || coalesce(e.credit_id, '') || e.amount, ',' ORDER BY s.seq, e.idx) FROM statement_entries e JOIN statements s ON s.id = e.statement_id)) AS d FROM orders`,
       );
       await t.drop();
       return { out, digest: rows[0]!.d };
@@ -289,6 +317,177 @@ describe('volume tool: the data', () => {
     const [a, b] = [await make(), await make()];
     expect(b).toEqual(a);
   }, 120_000);
+});
+
+
+describe('volume tool: the pool', () => {
+  const POOL_ORDERS = `(SELECT o.* FROM orders o WHERE o.provider_id = $1)`;
+
+  it('prints the pool with its feed credentials and counts; writes exactly the credits asked for, most of them paying an order', async () => {
+    expect(pool()).toMatchObject({ id: expect.stringMatching(/^prv_/), key: expect.stringMatching(/^pvk_/), secret: expect.stringMatching(/^sk_/), requisites: REQUISITES, credits: CREDITS });
+    expect(pool().matched / CREDITS).toBeGreaterThan(0.6);
+    expect(pool().matched).toBeLessThanOrEqual(CREDITS);
+    expect(pool().sampleCreditIds.length).toBe(100);
+    expect(pool().days).toHaveLength(10);
+    const [c] = await q<{ n: number; matched: number; requisites: number; statements: number }>(
+      `SELECT (SELECT count(*)::int FROM credits WHERE provider_id = $1) AS n, (SELECT count(*)::int FROM credits WHERE status = 'matched') AS matched,
+              (SELECT count(*)::int FROM requisites WHERE provider_id = $1) AS requisites, (SELECT count(*)::int FROM statements WHERE provider_id = $1) AS statements`,
+      [pool().id],
+    );
+    expect(c).toEqual({ n: CREDITS, matched: pool().matched, requisites: REQUISITES, statements: pool().statements });
+    const [p] = await q(`SELECT kind, api_key FROM providers WHERE id = $1`, [pool().id]);
+    expect(p).toEqual({ kind: 'pool', api_key: pool().key });
+  });
+
+  it('serves live Classic RUB orders on cards and SBP, each given a requisite of its rail with the requisite\'s payment, the assignment keeping its order\'s state', async () => {
+    const [o] = await q<{ n: number; wrong: number; payed: number; refs: number; rejected: number }>(
+      `SELECT count(*)::int AS n,
+              count(*) FILTER (WHERE o.sandbox OR o.method <> 'Classic' OR o.currency <> 'RUB' OR o.rail NOT IN ('Sbp', 'C2c') OR a.order_id IS NULL
+                                 OR o.payment <> r.payment OR r.rails <> jsonb_build_array(o.rail) OR a.amount <> o.amount OR a.currency <> o.currency
+                                 OR a.expires_at <> o.expires_at OR a.assigned_at < o.created_at OR a.assigned_at > o.created_at + interval '2 seconds'
+                                 OR a.order_status <> o.status OR a.order_placement <> o.placement OR a.order_finished_at IS DISTINCT FROM o.finished_at)::int AS wrong,
+              count(*) FILTER (WHERE o.status = 'Payed')::int AS payed, count(o.payer_reference)::int AS refs,
+              count(*) FILTER (WHERE o.cancel_reason = 'rejected by provider')::int AS rejected
+         FROM ${POOL_ORDERS} o LEFT JOIN requisite_assignments a ON a.order_id = o.id LEFT JOIN requisites r ON r.id = a.requisite_id`,
+      [pool().id],
+    );
+    expect(o!.n).toBeGreaterThan(pool().matched);
+    // A pool reports no payments: none of its orders waits for a confirmation, carries a reported reference or was rejected.
+    expect(o).toMatchObject({ wrong: 0, payed: 0, refs: 0, rejected: 0 });
+    expect(await q(`SELECT order_id FROM requisite_assignments a LEFT JOIN orders o ON o.id = a.order_id WHERE o.provider_id IS DISTINCT FROM a.provider_id`)).toEqual([]);
+    const [last] = await q(`SELECT count(*)::int AS n FROM requisites r WHERE r.provider_id = $1 AND r.last_used_at IS DISTINCT FROM (SELECT max(assigned_at) FROM requisite_assignments a WHERE a.requisite_id = r.id)`, [pool().id]);
+    expect(last).toEqual({ n: 0 });
+  });
+
+  it('pays each order with one credit of its amount that arrived while it was open, and completes it when the feed brought the money, audited by the matcher', async () => {
+    const wrong = await q(
+      `SELECT c.id FROM credits c JOIN orders o ON o.id = c.order_id JOIN requisite_assignments a ON a.order_id = o.id
+        WHERE o.status <> 'Completed' OR c.amount <> o.amount OR c.currency <> o.currency OR c.requisite_id <> a.requisite_id OR c.source <> 'feed'
+           OR c.received_at < o.created_at OR c.received_at >= o.expires_at OR c.created_at <> o.finished_at OR c.created_at < c.received_at
+           OR c.matched_by <> 'amount' OR c.reason IS NOT NULL`,
+    );
+    expect(wrong).toEqual([]);
+    // Completed at once (no Payed step), and in the audit trail by the matcher naming the credit, or by an operator when no credit paid it.
+    const [t] = await q<{ wrong: number }>(
+      `SELECT count(*)::int AS wrong FROM ${POOL_ORDERS} o
+        WHERE o.status = 'Completed' AND (SELECT array_agg(t.from_status || '>' || t.to_status ORDER BY t.id) FROM order_transitions t WHERE t.order_id = o.id) <> ARRAY['Created>Completed']
+          AND NOT EXISTS (SELECT 1 FROM appeals ap WHERE ap.order_id = o.id)`,
+      [pool().id],
+    );
+    expect(t!.wrong).toBe(0);
+    const audited = await q<{ actor: string; n: number; with_credit: number }>(
+      `SELECT (e.actor = 'matcher') AS matcher, count(*)::int AS n, count(c.id)::int AS with_credit
+         FROM ${POOL_ORDERS} o JOIN audit_entries e ON e.object_id = o.id AND e.action = 'order.confirm' LEFT JOIN credits c ON c.order_id = o.id AND c.id = e.detail
+        GROUP BY 1 ORDER BY 1`,
+      [pool().id],
+    );
+    expect(audited).toEqual([
+      { matcher: false, n: expect.any(Number), with_credit: 0 },
+      { matcher: true, n: pool().matched, with_credit: pool().matched },
+    ]);
+    const [unconfirmed] = await q<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${POOL_ORDERS} o WHERE o.status = 'Completed' AND NOT EXISTS (SELECT 1 FROM audit_entries e WHERE e.object_id = o.id AND e.action = 'order.confirm')
+          AND NOT EXISTS (SELECT 1 FROM appeals ap WHERE ap.order_id = o.id AND ap.status = 'Accepted')`,
+      [pool().id],
+    );
+    expect(unconfirmed!.n).toBe(0);
+  });
+
+  it('keys every credit by its terms as the service would: the requisite its account names (masked ones by their last digits), else the account as written; the UTC day it arrived', async () => {
+    const credits = await q<{ account: string; account_key: string; requisite_id: string | null; booking_day: string; day: string }>(
+      `SELECT account, account_key, requisite_id, to_char(booking_day, 'YYYY-MM-DD') AS booking_day, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM credits`,
+    );
+    const accounts = [...new Set(credits.map((c) => c.account))];
+    const lookups = new Map(accounts.map((a) => [a, accountLookup(a)]));
+    const byKey = new Map((await requisitesByAccounts(h.ctx.db, pool().id, [...new Set([...lookups.values()].flatMap((l) => l.keys))])).map((r) => [r.account, r.requisite_id]));
+    const byTail = new Map<string, string[]>();
+    for (const r of await requisitesByTails(h.ctx.db, pool().id, [...new Set([...lookups.values()].flatMap((l) => (l.tail ? [l.tail] : [])))])) byTail.set(r.tail, [...(byTail.get(r.tail) ?? []), r.requisite_id]);
+    const keyOf = (a: string) => {
+      const l = lookups.get(a)!;
+      const found = l.keys.map((k) => byKey.get(k)).find((id) => id !== undefined) ?? (l.tail && byTail.get(l.tail)?.length === 1 ? byTail.get(l.tail)![0] : undefined);
+      return found ?? `raw:${normalizeAccount(a)}`;
+    };
+    const wrong = credits.filter((c) => c.account_key !== keyOf(c.account) || (c.requisite_id ?? `raw:${normalizeAccount(c.account)}`) !== c.account_key || c.booking_day !== c.day);
+    expect(wrong).toEqual([]);
+    // Some of each way of writing an account: card digits, a phone with and without +, a masked card, an account of no requisite.
+    const forms = new Set(accounts.map((a) => (a.includes('*') ? 'masked' : a.startsWith('+') ? 'phone+' : a.startsWith('7') ? 'phone' : a.startsWith('2202') ? 'unknown' : 'card')));
+    expect([...forms].sort()).toEqual(['card', 'masked', 'phone', 'phone+', 'unknown']);
+  });
+
+  it('keeps the id the feed or an operator gave each of their credits with its terms, and none for the money only a statement saw', async () => {
+    const rows = await q<{ source: string; n: number; items: number; exact: number }>(
+      `SELECT c.source, count(*)::int AS n, count(i.credit_id)::int AS items,
+              count(*) FILTER (WHERE i.source = c.source AND i.source_id = c.source_id AND i.account_key = c.account_key AND i.currency = c.currency
+                                 AND i.amount = c.amount AND i.booking_day = c.booking_day AND i.provider_id = c.provider_id AND i.created_at = c.created_at)::int AS exact
+         FROM credits c LEFT JOIN credit_items i ON i.credit_id = c.id GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.source)).toEqual(['feed', 'operator', 'statement']);
+    for (const r of rows) expect(r, r.source).toEqual({ source: r.source, n: r.n, items: r.source === 'statement' ? 0 : r.n, exact: r.source === 'statement' ? 0 : r.n });
+    expect(await q(`SELECT credit_id FROM credit_items GROUP BY 1 HAVING count(*) > 1`)).toEqual([]);
+  });
+
+  it('keeps weekly statements of a quarter of the requisites: entries evidencing the week\'s credits with the bank\'s references, balances that add up and continue, counts and audit as an upload leaves them', async () => {
+    const [e] = await q<Record<string, number>>(
+      `SELECT count(*) FILTER (WHERE e.kind = 'credit')::int AS credits,
+              count(*) FILTER (WHERE e.kind = 'credit' AND (c.id IS NULL OR c.amount <> e.amount OR c.currency <> e.currency OR c.booking_day <> e.booking_date
+                                 OR c.received_at <> e.received_at OR c.bank_reference IS DISTINCT FROM e.bank_reference OR e.bank_reference IS NULL
+                                 OR NOT c.in_statement OR c.account_key <> r.id OR e.account <> s.accounts->>0
+                                 OR (e.outcome = 'new') <> (c.source = 'statement' AND c.statement_id = s.id)
+                                 OR c.booking_day NOT BETWEEN s.period_from AND s.period_to
+                                 OR (e.outcome = 'duplicate' AND c.created_at >= s.created_at) OR (e.outcome = 'new' AND c.created_at <> s.created_at)))::int AS wrong,
+              count(*) FILTER (WHERE e.kind = 'debit' AND (e.outcome <> 'skipped' OR e.credit_id IS NOT NULL))::int AS wrong_debits
+         FROM statement_entries e JOIN statements s ON s.id = e.statement_id JOIN requisite_accounts ra ON ra.account = s.accounts->>0 JOIN requisites r ON r.id = ra.requisite_id
+         LEFT JOIN credits c ON c.id = e.credit_id`,
+    );
+    expect(e!.credits).toBeGreaterThan(0);
+    expect(e).toMatchObject({ wrong: 0, wrong_debits: 0 });
+    // Evidenced exactly when an entry names the credit; those a statement recorded name that statement.
+    expect(await q(`SELECT c.id FROM credits c WHERE c.in_statement <> EXISTS (SELECT 1 FROM statement_entries e WHERE e.credit_id = c.id)
+                     OR (c.source = 'statement') <> (c.statement_id IS NOT NULL) OR c.legacy_statement`)).toEqual([]);
+    const statements = await q<{ id: string; accounts: string[]; account_keys: string[]; sections: any[]; counts: any; continuity: string; entries: number; credits: number; dup: number; debit: string | null; credited: string | null; period_from: string; period_to: string; state: string; balance_check: string }>(
+      `SELECT s.id, s.accounts, s.account_keys, s.sections, s.counts, s.continuity, s.state, s.balance_check,
+              to_char(s.period_from, 'YYYY-MM-DD') AS period_from, to_char(s.period_to, 'YYYY-MM-DD') AS period_to,
+              (SELECT count(*)::int FROM statement_entries e WHERE e.statement_id = s.id) AS entries,
+              (SELECT count(*)::int FROM statement_entries e WHERE e.statement_id = s.id AND e.kind = 'credit') AS credits,
+              (SELECT count(*)::int FROM statement_entries e WHERE e.statement_id = s.id AND e.outcome = 'duplicate') AS dup,
+              (SELECT sum(amount)::text FROM statement_entries e WHERE e.statement_id = s.id AND e.kind = 'debit') AS debit,
+              (SELECT sum(amount)::text FROM statement_entries e WHERE e.statement_id = s.id AND e.kind = 'credit') AS credited
+         FROM statements s WHERE s.provider_id = $1 ORDER BY s.accounts->>0, s.period_from`,
+      [pool().id],
+    );
+    expect(statements.length).toBe(pool().statements);
+    const accounts = new Set(statements.map((x) => x.accounts[0]));
+    expect(accounts.size).toBe(REQUISITES / 4);
+    let previous: (typeof statements)[number] | null = null;
+    for (const st of statements) {
+      const [sec] = st.sections;
+      expect(st.sections).toHaveLength(1);
+      expect(st).toMatchObject({ state: 'recorded', balance_check: 'consistent', account_keys: [normalizeAccount(st.accounts[0]!)] });
+      expect(sec).toMatchObject({ account: st.accounts[0], accountKey: st.account_keys[0], from: st.period_from, to: st.period_to, balanceCheck: 'consistent', continuity: st.continuity });
+      expect(new Decimal(sec.opening.amount).plus(sec.credits).minus(sec.debits).eq(sec.closing.amount), st.id).toBe(true);
+      expect(new Decimal(sec.credits).eq(st.credited ?? 0) && new Decimal(sec.debits).eq(st.debit ?? 0), st.id).toBe(true);
+      expect(st.counts).toEqual({ entries: st.entries, credits: st.credits, duplicates: st.dup, matched: 0, unmatched: st.credits - st.dup, skipped: st.entries - st.credits, unreadable: 0, recordedUpTo: st.entries });
+      const continues = previous !== null && previous.accounts[0] === st.accounts[0];
+      expect(st.continuity, st.id).toBe(continues ? 'continuous' : 'first');
+      if (continues) {
+        expect(sec.opening.amount, st.id).toBe(previous!.sections[0].closing.amount);
+        expect(Date.parse(st.period_from) - Date.parse(previous!.period_to), st.id).toBe(86_400_000);
+      }
+      previous = st;
+    }
+    const [audit] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries e JOIN statements s ON e.detail LIKE s.id || ' camt.053: entries %' WHERE e.action = 'provider.statement' AND e.object_id = $1 AND e.actor = s.uploaded_by`, [pool().id]);
+    expect(audit!.n).toBe(pool().statements);
+  });
+
+  it('leaves the credits that paid no order unmatched with the reason matching gives, or ignored by an operator with a reason and an audit entry', async () => {
+    const rows = await q<{ status: string; reason: string | null; known: boolean; n: number }>(
+      `SELECT status, CASE WHEN status = 'ignored' THEN 'any' ELSE reason END AS reason, requisite_id IS NOT NULL AS known, count(*)::int AS n FROM credits WHERE status <> 'matched' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    expect(rows.filter((r) => r.status === 'unmatched').map((r) => [r.reason, r.known])).toEqual([['no order', true], ['unknown account', false]]);
+    expect(rows.some((r) => r.status === 'ignored')).toBe(true);
+    expect(await q(`SELECT c.id FROM credits c WHERE c.status = 'ignored' AND (c.reason IS NULL OR c.order_id IS NOT NULL OR NOT EXISTS (
+                      SELECT 1 FROM audit_entries e WHERE e.action = 'credit.ignore' AND e.object_id = c.id AND e.detail = c.reason AND e.at <= c.updated_at AND e.at >= c.created_at))`)).toEqual([]);
+  });
 });
 
 describe('the service on the generated data', () => {
@@ -364,6 +563,91 @@ describe('the service on the generated data', () => {
     expect(live.length).toBeGreaterThan(50);
     const o = await signedIn('office');
     expect(await ordersAcrossPages(o, 'office', `/office/orders?from=${from}&to=${to}`, /<p class="pager"><a href="([^"]+)"/)).toEqual(live);
+  });
+
+  it('reports a day of the pool as the data holds it: the day\'s credits by status and amount, and its orders', async () => {
+    for (const day of [pool().days[0]!, pool().days[9]!]) {
+      const report = json(await admin(h.app, 'GET', `/reconciliation?providerId=${pool().id}&date=${day}`)).result;
+      const [c] = await q<{ credits: number; amount: string; matched: number; unmatched: number; ignored: number }>(
+        `SELECT count(*)::int AS credits, coalesce(sum(amount), 0)::numeric(24, 2)::text AS amount, count(*) FILTER (WHERE status = 'matched')::int AS matched,
+                count(*) FILTER (WHERE status = 'unmatched')::int AS unmatched, count(*) FILTER (WHERE status = 'ignored')::int AS ignored
+           FROM credits WHERE provider_id = $1 AND received_at >= $2::timestamptz AND received_at < $2::timestamptz + interval '1 day'`,
+        [pool().id, `${day}T00:00:00Z`],
+      );
+      expect(c!.credits, day).toBeGreaterThan(0);
+      expect(report.totals, day).toMatchObject({ credits: c!.credits, creditsAmount: c!.amount, matched: c!.matched, unmatched: c!.unmatched, ignored: c!.ignored });
+      expect(report.requisites).toHaveLength(REQUISITES);
+      const [o] = await q<{ issued: number }>(
+        `SELECT count(*)::int AS issued FROM orders WHERE provider_id = $1 AND created_at >= $2::timestamptz AND created_at < $2::timestamptz + interval '1 day'`,
+        [pool().id, `${day}T00:00:00Z`],
+      );
+      expect(report.totals.ordersIssued, day).toBe(o!.issued);
+    }
+  });
+
+  it('takes the pool\'s feed on the data as its own: each id sent again with its terms is its credit, an id with the terms of money only a statement saw finds that money', async () => {
+    const p = { id: pool().id, key: pool().key, secret: pool().secret };
+    const item = (c: Record<string, any>, transactionId: string) => ({
+      transactionId, account: c.account, amount: c.amount, currency: c.currency, receivedAt: c.received_at.toISOString(), payer: c.payer, reference: null, bankReference: c.bank_reference,
+    });
+    const before = await q(`SELECT count(*)::int AS n FROM credits`);
+    const fed = await q(
+      `(SELECT * FROM credits WHERE source = 'feed' AND status = 'matched' ORDER BY seq LIMIT 2) UNION ALL (SELECT * FROM credits WHERE source = 'feed' AND status <> 'matched' ORDER BY seq DESC LIMIT 2)
+       UNION ALL (SELECT * FROM credits WHERE account LIKE '%*%' ORDER BY seq LIMIT 1) UNION ALL (SELECT * FROM credits WHERE source = 'feed' AND requisite_id IS NULL ORDER BY seq LIMIT 1)`,
+    );
+    expect(fed).toHaveLength(6);
+    const again = await feed(h, p, { credits: fed.map((c) => item(c, c.source_id)) });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again).result.credits.map((r: any) => [r.creditId, r.duplicate, r.duplicateOf, r.warnings])).toEqual(fed.map((c) => [c.id, true, c.id, []]));
+    // Money a statement recorded and no item names yet: the feed's item is that money, found, not doubled.
+    const [seen] = await q(`SELECT * FROM credits WHERE source = 'statement' ORDER BY seq DESC LIMIT 1`);
+    const found = await feed(h, p, { credits: [item(seen!, 'late-feed-1')] });
+    expect(json(found).result.credits[0]).toMatchObject({ creditId: seen!.id, duplicate: true, duplicateOf: seen!.id });
+    expect(await q(`SELECT source, source_id FROM credit_items WHERE credit_id = $1`, [seen!.id])).toEqual([{ source: 'feed', source_id: 'late-feed-1' }]);
+    expect(await q(`SELECT count(*)::int AS n FROM credits`)).toEqual(before);
+  });
+
+  it('takes statements on the data as its own: a week sent again in other bytes finds every credit it lists; the week after continues its balance and finds the feed\'s credits', async () => {
+    // The statement account with the most credits the feed brought after its last statement.
+    const [last] = await q<{ id: string; account: string; sections: any[]; period_from: string; period_to: string; requisite_id: string; after: number }>(
+      `SELECT s.id, s.accounts->>0 AS account, s.sections, to_char(s.period_from, 'YYYY-MM-DD') AS period_from, to_char(s.period_to, 'YYYY-MM-DD') AS period_to, ra.requisite_id,
+              (SELECT count(*)::int FROM credits c WHERE c.requisite_id = ra.requisite_id AND c.booking_day > s.period_to AND NOT c.in_statement) AS after
+         FROM statements s JOIN requisite_accounts ra ON ra.account = s.accounts->>0
+        WHERE s.seq = (SELECT max(x.seq) FROM statements x WHERE x.accounts = s.accounts)
+        ORDER BY after DESC, s.accounts->>0 LIMIT 1`,
+    );
+    const camt = (from: string, to: string, opening: string, closing: string, entries: { amount: string; at: string; ref: string; kind?: string }[], tag: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><GrpHdr><MsgId>${tag}</MsgId><CreDtTm>${to}T23:59:59Z</CreDtTm></GrpHdr>
+<Stmt><Id>${tag}-1</Id><FrToDt><FrDtTm>${from}T00:00:00Z</FrDtTm><ToDtTm>${to}T23:59:59Z</ToDtTm></FrToDt><Acct><Id><Othr><Id>${last!.account}</Id></Othr></Id><Ccy>RUB</Ccy></Acct>
+<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="RUB">${opening}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${from}</Dt></Dt></Bal>
+<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="RUB">${closing}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${to}</Dt></Dt></Bal>
+${entries.map((e) => `<Ntry><Amt Ccy="RUB">${e.amount}</Amt><CdtDbtInd>${e.kind ?? 'CRDT'}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><DtTm>${e.at}</DtTm></BookgDt><AcctSvcrRef>${e.ref}</AcctSvcrRef></Ntry>`).join('\n')}
+</Stmt></BkToCstmrStmt></Document>`;
+    const upload = (xml: string) => h.app.inject({ method: 'POST', url: `/admin/v1/providers/${pool().id}/statements`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/xml' }, payload: xml });
+    const entriesOf = async (statementId: string) =>
+      (await q<{ amount: string; at: Date; ref: string; kind: string }>(`SELECT amount::text, received_at AS at, bank_reference AS ref, kind FROM statement_entries WHERE statement_id = $1 ORDER BY idx`, [statementId]))
+        .map((e) => ({ amount: e.amount, at: e.at.toISOString(), ref: e.ref, kind: e.kind === 'debit' ? 'DBIT' : 'CRDT' }));
+    const before = await q(`SELECT count(*)::int AS n FROM credits`);
+    const sec = last!.sections[0];
+    // The last week again, exported anew: every credit it lists is found by its terms and the bank's reference.
+    const listed = await entriesOf(last!.id);
+    const resent = json(await upload(camt(last!.period_from, last!.period_to, sec.opening.amount, sec.closing.amount, listed, 'RESENT'))).result;
+    const credits = listed.filter((e) => e.kind === 'CRDT').length;
+    expect(resent).toMatchObject({ sameAs: null, credits, duplicates: credits, matched: 0, unmatched: 0, skipped: listed.length - credits, balanceCheck: 'consistent', continuity: 'continuous' });
+    // The week after: its opening is the last closing, and the credits the feed brought since are found, not doubled.
+    const fedSince = await q<{ amount: string; received_at: Date; bank_reference: string | null; id: string }>(
+      `SELECT id, amount::text, received_at, bank_reference FROM credits WHERE requisite_id = $1 AND booking_day > $2::date AND NOT in_statement ORDER BY received_at`,
+      [last!.requisite_id, last!.period_to],
+    );
+    const next = fedSince.map((c, k) => ({ amount: c.amount, at: c.received_at.toISOString(), ref: c.bank_reference ?? `NEXT-${k}` }));
+    next.push({ amount: '123.45', at: new Date(h.clock.now() - 3_600_000).toISOString(), ref: 'NEXT-NEW' });
+    const total = next.reduce((s, e) => s.plus(e.amount), new Decimal(0));
+    const from = new Date(Date.parse(last!.period_to) + 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(h.clock.now()).toISOString().slice(0, 10);
+    const week = json(await upload(camt(from, to, sec.closing.amount, new Decimal(sec.closing.amount).plus(total).toFixed(2), next, 'NEXT'))).result;
+    expect(week).toMatchObject({ credits: next.length, duplicates: fedSince.length, unmatched: 1, balanceCheck: 'consistent', continuity: 'continuous' });
+    expect(await q(`SELECT count(*)::int AS n FROM credits`)).toEqual([{ n: before[0]!.n + 1 }]);
+    if (fedSince.length) expect(await q(`SELECT count(*)::int AS n FROM credits WHERE id = ANY($1::text[]) AND in_statement`, [fedSince.map((c) => c.id)])).toEqual([{ n: fedSince.length }]);
   });
 
   it('credits a paid order, decides an open appeal and expires an open order as its own, the ledger still balanced', async () => {

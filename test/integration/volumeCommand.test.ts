@@ -21,6 +21,7 @@ async function stateOf(dataDir: string) {
     const { rows } = await db.query(
       `SELECT (SELECT count(*)::int FROM orders) AS orders, (SELECT count(*)::int FROM ledger_entries) AS ledger,
               (SELECT count(*)::int FROM merchants) AS merchants, (SELECT count(*)::int FROM outbox_events) AS events,
+              (SELECT count(*)::int FROM credits) AS credits,
               (SELECT md5(string_agg(id || status || updated_at::text, ',' ORDER BY seq)) FROM orders) AS digest,
               (SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations) AS migrations`,
     );
@@ -35,11 +36,14 @@ describe('npm run seed:volume', { timeout: 300_000 }, () => {
     // A migrated embedded database with nothing in it, as `paygate migrate` leaves a new DATA_DIR.
     const dataDir = await copyOfMigratedDataDir('volume');
     try {
-      const first = run('tools/volume/main.ts', ['--orders', '100', '--merchants', '2', '--months', '1'], { DATA_DIR: dataDir }, 150_000);
+      const first = run('tools/volume/main.ts', ['--orders', '100', '--merchants', '2', '--months', '1', '--credits', '40', '--requisites', '10'], { DATA_DIR: dataDir }, 150_000);
       expect(first.status, first.stderr).toBe(0);
-      expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!).orders).toBe(100);
+      const printed = JSON.parse(first.stdout.trim().split('\n').at(-1)!);
+      expect(printed.orders).toBe(100);
+      expect(printed.pool).toMatchObject({ id: expect.stringMatching(/^prv_/), key: expect.stringMatching(/^pvk_/), requisites: 10, credits: 40 });
+      expect(first.stderr).toContain('a pool of 10 requisites with 40 credits');
       const before = await stateOf(dataDir);
-      expect(before).toMatchObject({ orders: 100 });
+      expect(before).toMatchObject({ orders: 100, credits: 40 });
       const again = run('tools/volume/main.ts', ['--orders', '100'], { DATA_DIR: dataDir }, 120_000);
       expect(again.status).toBe(1);
       expect(again.stderr).toMatch(/refusing to write into a database that is not empty \(table \w+ holds rows\); nothing was changed/);
@@ -59,6 +63,22 @@ describe('npm run seed:volume', { timeout: 300_000 }, () => {
       expect(JSON.parse(again2.stdout.trim().split('\n').at(-1)!)).toMatchObject({ retired: 0 });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('seed:volume -- --help prints what each option does and exits 0, whatever else is given, before opening any database', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-volume-help-'));
+    try {
+      for (const args of [['--help'], ['--orders', '100', '--credits', '5', '--bogus', '-h']]) {
+        const r = run('tools/volume/main.ts', args, { DATA_DIR: join(dir, 'data') });
+        expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stdout).toContain('usage: npm run seed:volume -- --orders N');
+        for (const option of ['--pool', '--credits C', '--requisites R', '--help']) expect(r.stdout).toContain(option);
+        expect(r.stderr).toBe('');
+      }
+      expect(existsSync(join(dir, 'data'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -598,7 +598,7 @@ function ordersSql(): string {
   return `
 INSERT INTO orders (id, seq, desk_id, merchant_id, order_ref, amount, currency, rate, settled_amount, method, rail, direction, status, sub_status,
                     placement, payment, provider_id, sandbox, notify_url, operator, lifetime_minutes, commission_rate, commission_amount,
-                    credited_amount, cancel_reason, payer_reference, created_at, expires_at, finished_at, updated_at)
+                    credited_amount, cancel_reason, payer_reference, paid_amount, created_at, expires_at, finished_at, updated_at)
 SELECT id, i, desk_id, merchant_id, order_ref, amount, currency, rate, settled, method, rail, 'In', ${STATUS_OF_KIND},
        CASE kind WHEN 'open' THEN 'WaitingForPayment' WHEN 'payed' THEN 'WaitingAdminConfirmation' WHEN 'done' THEN 'SuccessfullyPaid'
                  WHEN 'app_acc' THEN 'SuccessfullyPaid' WHEN 'expire' THEN 'Expired' WHEN 'dispute' THEN 'Expired' ELSE 'Cancelled' END,
@@ -606,7 +606,7 @@ SELECT id, i, desk_id, merchant_id, order_ref, amount, currency, rate, settled, 
        CASE WHEN kind IN ('done', 'app_acc') THEN fee_rate ELSE 0 END, commission, credited,
        CASE kind WHEN 'reject' THEN 'rejected by provider' WHEN 'mcancel' THEN 'cancelled by merchant' WHEN 'app_rej' THEN 'appeal rejected'
                  WHEN 'expire' THEN 'expired' WHEN 'app_acc' THEN 'expired' WHEN 'dispute' THEN 'expired' END,
-       payer_reference, ${tsOf('c')}, ${tsOf('c + life * 60000')}, ${tsOf('fin')}, ${tsOf('upd')}
+       payer_reference, CASE WHEN kind IN ('done', 'app_acc') THEN amount END, ${tsOf('c')}, ${tsOf('c + life * 60000')}, ${tsOf('fin')}, ${tsOf('upd')}
   FROM _v_paths`;
 }
 
@@ -702,6 +702,8 @@ ${(['outbox_events', 'outbox_events_archive'] as const)
          '{"event":"' || a.ev || '","id":"' || a.order_id || '","orderRef":' || coalesce(to_json(a.order_ref)::text, 'null')
            || ',"status":"' || a.st || '","amount":{"value":"' || a.amount::text || '","currency":"' || a.currency
            || '"},"settled":{"value":"' || a.settled::text || '","currency":"USD","rate":"' || a.rate::text
+           -- What a completed order was paid: its amount (every order here is paid its own).
+           || CASE WHEN a.st = 'Completed' THEN '"},"paidAmount":{"value":"' || a.amount::text || '","currency":"' || a.currency ELSE '' END
            || '"},"method":"' || a.method || '","rail":' || coalesce('"' || a.rail || '"', 'null')
            || ',"occurredAt":"' || ${iso('a.at')} || '"}',
          a.url, lower(substring(a.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^:/?#]*)')),

@@ -215,7 +215,8 @@ SELECT z.*, 'crd_' || ${d.id('z.n', 110, 'z.made')} AS id, row_number() OVER (OR
     SELECT y.*,
            CASE WHEN y.source = 'statement' THEN y.up
                 WHEN y.matched THEN y.paid_made
-                WHEN y.source = 'operator' THEN least(y.received + ${HOUR_MS} + ${h(81)} % ${47 * HOUR_MS}, ${c.cut})
+                -- Entered by hand within a day, so before the week's statement came (the Tuesday after).
+                WHEN y.source = 'operator' THEN least(y.received + ${HOUR_MS} + ${h(81)} % ${23 * HOUR_MS}, ${c.cut})
                 ELSE least(y.received + 5000 + ${h(81)} % 295000, ${c.cut}) END AS made,
            CASE WHEN y.source IN ('feed', 'operator') THEN
                   CASE WHEN y.source = 'operator' THEN 'op_' || substr(md5('${poolId}:' || y.n), 1, 26) ELSE 'tx-' || lpad(to_hex(${h(88)}), 16, '0') END
