@@ -131,7 +131,7 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await page.getByRole('link', { name: 'Export CSV' }).click();
       const csv = await (await download).path();
       const text = (await import('node:fs')).readFileSync(csv!, 'utf8');
-      expect(text.split('\r\n')[0]).toBe('id,orderRef,createdAt,status,amount,currency,rate,settledUsd,commissionUsd,creditedUsd,deskId,method,rail,payerReference,finishedAt');
+      expect(text.split('\r\n')[0]).toBe('id,orderRef,createdAt,status,amount,currency,rate,settledUsd,commissionUsd,creditedUsd,deskId,method,rail,payerReference,finishedAt,paidAmount');
       expect(text).toContain(`${orderId},first-order,`);
 
       // an appeal with a real file input: a cancelled order, the form on its page, the receipt kept
