@@ -34,18 +34,12 @@ const PROBLEMS_LISTED = 100;
 
 export const newStatementId = (atMs: number): string => newHistoryId('stm', atMs);
 
-export interface StatementAnswer {
+/** The upload's answer: the statement's counts (statementStore.ts `StatementCounts`) with what it is and what it found. */
+export interface StatementAnswer extends Omit<StatementCounts, 'recordedUpTo'> {
   statementId: string;
   sameAs: string | null;
   format: string;
   version: string | null;
-  entries: number;
-  credits: number;
-  duplicates: number;
-  matched: number;
-  unmatched: number;
-  skipped: number;
-  unreadable: number;
   balanceCheck: BalanceCheck;
   balanceDifference: string | null;
   continuity: Continuity;
