@@ -176,6 +176,34 @@ async function resolveAccounts(q: Queryable, providerId: string, accounts: reado
   }));
 }
 
+/** A credit's terms as its identity compares them (the provider aside). */
+interface Terms {
+  accountKey: string;
+  currency: string;
+  amount: string;
+  bookingDay: string;
+}
+
+/**
+ * The terms of a list of items or entries locked, and the credits already recorded with each,
+ * oldest first (see `store.creditsByTerms`): `known(t)` answers those of `t`'s terms. Each distinct
+ * terms is looked up once, however many of the list share it.
+ */
+async function creditsOfTerms(
+  q: Queryable, providerId: string, list: readonly Terms[], opts: { statementId: string | null; source: store.ItemSource | null },
+): Promise<{ keyOf: (t: Terms) => string; known: (t: Terms) => store.TermsCreditRow[] }> {
+  const keyOf = (t: Terms) => termsKey({ providerId, ...t });
+  const distinct = new Map<string, { k: number } & Terms>();
+  for (const t of list) {
+    const key = keyOf(t);
+    if (!distinct.has(key)) distinct.set(key, { k: distinct.size, accountKey: t.accountKey, currency: t.currency, amount: t.amount, bookingDay: t.bookingDay });
+  }
+  await store.lockTerms(q, [...distinct.keys()]);
+  const byK = new Map<number, store.TermsCreditRow[]>();
+  for (const c of await store.creditsByTerms(q, providerId, [...distinct.values()], opts)) byK.set(c.k, [...(byK.get(c.k) ?? []), c]);
+  return { keyOf, known: (t) => byK.get(distinct.get(keyOf(t))!.k) ?? [] };
+}
+
 /** Two bank references can name the same money unless both are known and differ. */
 const compatible = (a: string | null, b: string | null): boolean => a === null || b === null || a === b;
 
@@ -211,22 +239,17 @@ export async function recordItems(q: Queryable, ctx: Ctx, providerId: string, in
   const at = new Date(ctx.clock.now());
   const accounts = await resolveAccounts(q, providerId, inputs.map((i) => i.account));
   const items = inputs.map((i) => ({ ...i, sourceId: i.sourceId!, accountKey: accounts.get(i.account)!.key, bookingDay: dayOf(i.receivedAt) }));
-  const keyOf = (t: { accountKey: string; currency: string; amount: string; bookingDay: string }) => termsKey({ providerId, ...t });
-  await store.lockTerms(q, items.map(keyOf));
+  const { keyOf, known } = await creditsOfTerms(q, providerId, items, { statementId: null, source });
   const sentBefore = await store.itemsByIds(q, providerId, source, items.map((i) => i.sourceId));
-  const kOf = new Map<string, number>();
-  for (const i of items) if (!kOf.has(keyOf(i))) kOf.set(keyOf(i), kOf.size);
-  const known = new Map<number, store.TermsCreditRow[]>();
-  const terms = [...kOf.entries()].map(([key, k]) => ({ k, ...items.find((i) => keyOf(i) === key)! }));
-  for (const c of await store.creditsByTerms(q, providerId, terms, { statementId: null, source })) known.set(c.k, [...(known.get(c.k) ?? []), c]);
 
   type Decision = { kind: 'duplicate' | 'found'; creditId: string; reused: boolean } | { kind: 'new'; credit: store.NewCredit; reused: boolean };
-  const seen = new Map<string, Decision>(); // id + terms → the decision of its first item in this list
+  // id + terms → the first item of the list with them and its decision: the rows `credit_items` gains.
+  const seen = new Map<string, { item: (typeof items)[number]; d: Decision }>();
   const idsSeen = new Set<string>();
   const claimed = new Set<string>();
   const decisions: Decision[] = items.map((item) => {
     const itemKey = `${item.sourceId}\u0000${keyOf(item)}`;
-    const earlier = seen.get(itemKey);
+    const earlier = seen.get(itemKey)?.d;
     if (earlier) return { kind: 'duplicate', creditId: earlier.kind === 'new' ? earlier.credit.id : earlier.creditId, reused: false };
     const before = sentBefore.find((r) => r.source_id === item.sourceId && r.account_key === item.accountKey && r.currency === item.currency
       && dec(r.amount).eq(item.amount) && r.booking_day === item.bookingDay);
@@ -235,7 +258,7 @@ export async function recordItems(q: Queryable, ctx: Ctx, providerId: string, in
     let d: Decision;
     if (before) d = { kind: 'duplicate', creditId: before.credit_id, reused: false };
     else {
-      const statementMoney = (known.get(kOf.get(keyOf(item))!) ?? []).find((c) => c.in_statement && !c.has_item_of_source && !claimed.has(c.id)
+      const statementMoney = known(item).find((c) => c.in_statement && !c.has_item_of_source && !claimed.has(c.id)
         && compatible(c.bank_reference, item.bankReference));
       if (statementMoney) {
         claimed.add(statementMoney.id);
@@ -244,21 +267,19 @@ export async function recordItems(q: Queryable, ctx: Ctx, providerId: string, in
         d = { kind: 'new', reused, credit: { ...item, id: newCreditId(at.getTime()), providerId, source, at, statementId: null } };
       }
     }
-    seen.set(itemKey, d);
+    seen.set(itemKey, { item, d });
     return d;
   });
 
   const fresh = decisions.flatMap((d) => (d.kind === 'new' ? [d.credit] : []));
   const written = await writeNewCredits(q, ctx, fresh, accounts);
   // Each id with its terms is recorded once: for a new credit and for money a statement had found.
-  const firsts = [...seen.values()];
-  const itemRows = items.flatMap((item) => {
-    const d = seen.get(`${item.sourceId}\u0000${keyOf(item)}`)!;
-    if (d.kind === 'duplicate' || !firsts.includes(d)) return [];
-    firsts.splice(firsts.indexOf(d), 1);
-    return [{ providerId, source, sourceId: item.sourceId, accountKey: item.accountKey, currency: item.currency, amount: item.amount, bookingDay: item.bookingDay,
-      creditId: d.kind === 'new' ? d.credit.id : d.creditId, at }];
-  });
+  const itemRows = [...seen.values()].flatMap(({ item, d }) =>
+    d.kind === 'duplicate'
+      ? []
+      : [{ providerId, source, sourceId: item.sourceId, accountKey: item.accountKey, currency: item.currency, amount: item.amount, bookingDay: item.bookingDay,
+          creditId: d.kind === 'new' ? d.credit.id : d.creditId, at }],
+  );
   if ((await store.insertItems(q, itemRows)) !== itemRows.length) throw new RecordedMeanwhile('an item of the list was recorded by another transaction meanwhile');
   const rows = new Map(written.map((c) => [c.id, c]));
   for (const c of await store.creditsByIds(q, decisions.flatMap((d) => (d.kind === 'new' ? [] : [d.creditId])))) rows.set(c.id, c);
@@ -302,21 +323,15 @@ export async function recordStatementEntries(q: Queryable, ctx: Ctx, providerId:
   const credits = entries.filter((e) => e.kind === 'credit' && e.problem === null) as (StatementEntry & { account: string; amount: string; currency: string; receivedAt: string })[];
   const accounts = await resolveAccounts(q, providerId, credits.map((e) => e.account));
   const terms = credits.map((e) => ({ e, accountKey: accounts.get(e.account)!.key, currency: e.currency, amount: e.amount, bookingDay: e.receivedAt.slice(0, 10) }));
-  const keyOf = (t: { accountKey: string; currency: string; amount: string; bookingDay: string }) => termsKey({ providerId, ...t });
-  await store.lockTerms(q, terms.map(keyOf));
-  const kOf = new Map<string, number>();
-  for (const t of terms) if (!kOf.has(keyOf(t))) kOf.set(keyOf(t), kOf.size);
-  const probe = [...kOf.entries()].map(([key, k]) => ({ k, ...terms.find((t) => keyOf(t) === key)! }));
-  const known = new Map<number, store.TermsCreditRow[]>();
-  for (const c of await store.creditsByTerms(q, providerId, probe, { statementId, source: null })) known.set(c.k, [...(known.get(c.k) ?? []), c]);
-  const claimed = new Set([...known.values()].flat().filter((c) => c.in_this_statement).map((c) => c.id));
+  const { known } = await creditsOfTerms(q, providerId, terms, { statementId, source: null });
+  const claimed = new Set(terms.flatMap((t) => known(t)).filter((c) => c.in_this_statement).map((c) => c.id));
 
   const fresh: store.NewCredit[] = [];
   const found: { creditId: string; bankReference: string | null }[] = [];
   const creditOf = new Map<number, { id: string; outcome: 'new' | 'duplicate' }>();
   for (const t of terms) {
     const { e } = t;
-    const cands = known.get(kOf.get(keyOf(t))!) ?? [];
+    const cands = known(t);
     const same =
       cands.find((c) => c.in_statement && !claimed.has(c.id) && (c.legacy_statement || c.entry_refs.some((r) => r === e.bankReference))) ??
       cands.find((c) => !c.in_statement && !claimed.has(c.id) && compatible(c.bank_reference, e.bankReference));
@@ -350,7 +365,7 @@ export async function recordStatementEntries(q: Queryable, ctx: Ctx, providerId:
 
 /**
  * The outcome of each new credit, in list order, inside its transaction, and the orders they win,
- * locked: what `recordCredits` writes.
+ * locked: what `writeNewCredits` writes.
  */
 async function judgeCredits(
   q: Queryable, ctx: Ctx, credits: store.NewCredit[], accounts: Map<string, ResolvedAccount>,
