@@ -19,6 +19,7 @@ import { AppError } from '../domain/errors.js';
 import { normalizeAccount } from '../domain/requisites.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId } from '../ids.js';
+import { pageOf } from '../services/paging.js';
 import { insertAuditEntry } from '../store/audit.js';
 import { poolProvider, recordStatementEntries, txWithRetry } from './credits.js';
 import * as statementStore from './statementStore.js';
@@ -287,8 +288,7 @@ export async function listStatementViews(ctx: Ctx, query: { providerId?: string;
     pastSeq,
     limit: query.limit + 1,
   });
-  const kept = rows.slice(0, query.limit);
-  return { items: kept.map(statementView), hasMore: rows.length > query.limit, next: rows.length > query.limit && kept.length ? kept[kept.length - 1].id : null };
+  return pageOf(rows, query.limit, statementView, (r) => r.id);
 }
 
 /** A statement with a page of its entries in file order (`after`: the last index of the previous page). */
