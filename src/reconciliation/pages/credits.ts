@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
+import { ACCOUNT_KEYS } from '../../domain/requisites.js';
 import { formOf } from '../../web/forms.js';
 import { param, query, str, type Kit } from '../../web/office/kit.js';
 import { off } from '../../web/office/session.js';
@@ -71,7 +72,8 @@ function queueIgnoredNotice(q: Record<string, unknown>): string | null {
 }
 
 /** The payment keys that name a requisite's account, in the order a person recognises them by. */
-const PAYABLE = ['card', 'phone', 'account', 'iban', 'upiId', 'url'] as const;
+/** What names a requisite to a person: its account first, a payment URL last. */
+const PAYABLE = [...ACCOUNT_KEYS, 'url'] as const;
 
 /** A requisite by id with its label, for a refused match's page (an id that names none is shown bare). */
 async function requisiteBrief(ctx: Ctx, id: string | null): Promise<RequisiteBrief | null> {
