@@ -93,8 +93,9 @@ export async function spoolBody(body: StatementBody, dir: string, maxBytes = STA
 /** Removes the spool folders of processes that no longer run (a process killed mid-upload leaves its folder). */
 export async function removeStaleSpools(folder = tmpdir()): Promise<number> {
   let removed = 0;
+  const spool = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`);
   for (const name of await readdir(folder).catch(() => [] as string[])) {
-    const m = new RegExp(`^${SPOOL_PREFIX}(\\d+)-`).exec(name);
+    const m = spool.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
     if (pid === process.pid || alive(pid)) continue;
