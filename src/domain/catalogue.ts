@@ -3,6 +3,31 @@
 export const METHODS = ['Classic', 'WhiteTriangle', 'MobileCommerce', 'CrossBorder', 'BankApp', 'Counterparty', 'NationalQr'] as const;
 export type Method = (typeof METHODS)[number];
 
+/** What the customer does with each method, in a merchant's words (the desk form and the docs say the same). */
+export const METHOD_SUMMARY: Readonly<Record<Method, string>> = {
+  Classic: 'Customers in Russia transfer roubles by phone number (SBP) or to a card number.',
+  WhiteTriangle: 'The same as Classic, paid to payment details from a separate pool.',
+  MobileCommerce: 'Customers pay from their mobile phone balance; each order names the mobile operator.',
+  CrossBorder: 'Customers outside Russia pay with their country’s own instrument: UPI, bank account, IBAN, Havale, card or phone.',
+  BankApp: 'Customers pay in their bank’s app, opened from the payment page.',
+  Counterparty: 'A business pays by bank transfer to a company account.',
+  NationalQr: 'Customers scan a national QR code with their bank app.',
+};
+
+/** What each rail is, where its name alone says little. */
+export const RAIL_SUMMARY: Readonly<Record<string, string>> = {
+  Sbp: 'Faster Payments System: a transfer to a phone number',
+  C2c: 'a transfer to a card number',
+  Phone: 'a payment to a phone number',
+  Upi: 'India’s Unified Payments Interface',
+  Account: 'a transfer to a bank account number',
+  Iban: 'a bank transfer to an IBAN',
+  Havale: 'a transfer within one Turkish bank',
+  WalletCombo: 'a transfer to a card or the phone number of the same wallet',
+  CardSchemeA: 'a transfer to a card of Uzbekistan’s first local card scheme',
+  CardSchemeB: 'a transfer to a card of Uzbekistan’s second local card scheme',
+};
+
 export const MOBILE_OPERATORS = ['OperatorA', 'OperatorB', 'OperatorC', 'OperatorD', 'OperatorE'] as const;
 
 export interface RailInfo {

@@ -187,6 +187,11 @@ export function allowedFrom(action: OrderAction, status: OrderStatus): boolean {
   return (ORDER_ACTIONS[action].from as readonly OrderStatus[]).includes(status);
 }
 
+/** Whether what the order was credited may be reversed: only a completed order holds a credit. */
+export function reversibleIn(status: OrderStatus): boolean {
+  return status === 'Completed';
+}
+
 /** The refusal of an action the order's status does not allow: already completed, or an invalid transition. */
 export function refuseFrom(o: { id: string; status: OrderStatus }, action: string): never {
   if (o.status === 'Completed') throw new AppError('ORDER_ALREADY_COMPLETED', `order ${o.id} is already completed`);

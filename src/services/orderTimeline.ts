@@ -9,6 +9,16 @@ import { listOrderEvents } from '../store/outbox.js';
 import { appealsOfOrder } from './appeals.js';
 import { orderCallbackLog } from './events.js';
 
+
+/** A callback event's delivery state, as a sentence's start. */
+const DELIVERY_STATE: Record<string, string> = {
+  pending: 'Not delivered yet',
+  delivered: 'Delivered',
+  rejected: 'Refused, not retried',
+  failed: 'Given up after the retries',
+  suppressed: 'Not sent (callbacks off)',
+};
+
 export type TimelineKind = 'status' | 'money' | 'callback' | 'appeal';
 
 export interface TimelineEntry {
@@ -55,7 +65,7 @@ export async function orderTimeline(ctx: Ctx, scope: OrderScope, id: string): Pr
     // A second event of a kind already sent states the same status again: a resend, not a change.
     const again = seen.has(e.event);
     seen.add(e.event);
-    add(e.created_at, 4, { kind: 'callback', title: `Callback ${e.event}${again ? ' (resent)' : ''}`, detail: `delivery ${e.state}, ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}`, ref: e.id });
+    add(e.created_at, 4, { kind: 'callback', title: `Callback ${e.event}${again ? ' (resent)' : ''}`, detail: `${DELIVERY_STATE[e.state] ?? e.state}, ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}`, ref: e.id });
   }
   return out.sort((a, b) => a.ms - b.ms || a.rank - b.rank).map((x) => x.e);
 }

@@ -25,6 +25,8 @@ export interface BarChartInput {
   series: readonly ChartSeries[];
   /** Shown after values, e.g. "USD". */
   unit: string;
+  /** How a value reads in the table and the bars' titles (USD with cents, say); the exact decimal string by default. */
+  valueText?: (value: string) => string;
   /** A short label under each bar group; defaults to the label itself. Every nth is drawn when they crowd. */
   shortLabel?: (label: string) => string;
 }
@@ -96,7 +98,7 @@ export function barChart(input: BarChartInput): Html {
       const v = decOf(s.values[i]);
       const yTop = y(v);
       const h = PAD.top + plotH - yTop;
-      return html`<rect x="${n(x0 + k * barW)}" y="${n(yTop)}" width="${n(Math.max(1, barW - 1))}" height="${n(h)}" fill="${COLOURS[k % COLOURS.length]!}"><title>${label}: ${s.name} ${v.toFixed()} ${input.unit}</title></rect>`;
+      return html`<rect x="${n(x0 + k * barW)}" y="${n(yTop)}" width="${n(Math.max(1, barW - 1))}" height="${n(h)}" fill="${COLOURS[k % COLOURS.length]!}"><title>${label}: ${s.name} ${input.valueText ? input.valueText(v.toFixed()) : v.toFixed()} ${input.unit}</title></rect>`;
     });
     const text = i % every === 0 ? html`<text x="${n(PAD.left + i * groupW + groupW / 2)}" y="${H - PAD.bottom + 30}" text-anchor="middle" font-size="${FONT}" fill="#5b6477">${short(label)}</text>` : '';
     return html`<g>${rects}${text}</g>`;
@@ -124,6 +126,6 @@ function dataTable(input: BarChartInput): Html {
   return html`<div class="visually-hidden"><table>
 <caption>${input.title} (${input.unit})</caption>
 <thead><tr><th scope="col">Label</th>${input.series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
-<tbody>${input.labels.map((l, i) => html`<tr><th scope="row">${l}</th>${input.series.map((s) => html`<td>${s.values[i] ?? ''}</td>`)}</tr>`)}</tbody>
+<tbody>${input.labels.map((l, i) => html`<tr><th scope="row">${l}</th>${input.series.map((s) => html`<td>${s.values[i] === undefined ? '' : input.valueText ? input.valueText(s.values[i]!) : s.values[i]}</td>`)}</tr>`)}</tbody>
 </table></div>`;
 }

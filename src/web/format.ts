@@ -67,3 +67,8 @@ export function formatPhone(e164: string): string {
   if ((m = d.match(/^\+(994|998)(\d{2})(\d{3})(\d{2})(\d{2})$/))) return `+${m[1]} ${m[2]} ${m[3]} ${m[4]} ${m[5]}`;
   return e164;
 }
+
+/** A count with its noun in the right number: `1 desk`, `2 desks` (English pages). */
+export function counted(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -4,7 +4,7 @@ import { createLink } from '../../src/services/links.js';
 import { expireDueOrders } from '../../src/services/orderActions.js';
 import { formatAmount } from '../../src/web/format.js';
 import { admin, json, provisionDesk, signed } from '../helpers/harness.js';
-import { axeViolations, CASES, createOrder, decodeQr, deskFor, DESKTOP, hasChromium, launch, PHONE, screenshot, serve, watch, type Served } from './browser.js';
+import { axeViolations, CASES, createOrder, decodeQr, deskFor, DESKTOP, hasChromium, launch, PHONE, screenshot, SCREENSHOTS, serve, watch, type Served } from './browser.js';
 
 /*
  * The hosted payment page as a customer sees it, in headless Chromium: every rail and method at
@@ -537,6 +537,36 @@ describe.skipIf(!hasChromium)('payment page in Chromium', () => {
       }
     }
   }, SLOW);
+
+  it('a live order’s page at desktop width starts the amount level with the instructions, with no test banner', async () => {
+    const desk = await provisionDesk(h.app, { merchant: { name: 'Linden Books', approve: true }, desk: { rails: ['C2c'] } });
+    const pool = await admin(h.app, 'POST', '/providers', {
+      name: 'Pool of Linden Books',
+      kind: 'pool',
+      priority: 10,
+      capabilities: [{ method: 'Classic', rail: 'C2c', currency: 'RUB', min: '0', max: '0' }],
+      requisites: [{ card: '2200 1500 0000 0077', holder: 'Platform' }],
+    });
+    expect(pool.statusCode, pool.body).toBe(201);
+    try {
+      const res = await signed(h, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 1234, currency: 'RUB', rail: 'C2c' }) });
+      expect(res.statusCode, res.body).toBe(201);
+      const { context, page, seen } = await open(`/pay/${json(res).result.id}`, { viewport: DESKTOP });
+      try {
+        expect(await page.locator('.sandbox').count()).toBe(0);
+        const summary = (await page.locator('header.summary').boundingBox())!;
+        const first = (await page.locator('main.pay > :not(.summary)').first().boundingBox())!;
+        expect(Math.abs(summary.y - first.y)).toBeLessThan(2);
+        expect(summary.x).toBeLessThan(first.x);
+        await page.screenshot({ path: `${SCREENSHOTS}/pay-live-desktop.png`, fullPage: true });
+        await commonChecks(page, seen);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await admin(h.app, 'POST', `/providers/${json(pool).result.id}/pause`);
+    }
+  });
 
   it('weighs under 50 KB with its stylesheet, script and QR code', async () => {
     const o = await createOrder(h, CASES.find((c) => c.name.includes('Upi'))!);

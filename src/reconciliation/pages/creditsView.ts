@@ -5,6 +5,7 @@
  * order, or ignore it with a reason.
  */
 import { dec, fmt2 } from '../../domain/money.js';
+import { counted } from '../../web/format.js';
 import { html, type Html } from '../../web/html.js';
 import { csrfInput, isAdmin, notice, officePage, statusBadge, utc, type Shell } from '../../web/office/ui.js';
 import type { OrderBrief, PoolProvider, QueuedCredit } from '../queue.js';
@@ -146,13 +147,13 @@ export interface QueueSelection {
 /** One reason for every unmatched credit the filters select: `POST /admin/v1/credits/ignore` with their ids. */
 function ignoreQueue(s: Shell, sel: QueueSelection, back: string): Html {
   const n = sel.ids.length;
-  return html`<details class="card" id="ignore-queue"><summary><strong>Ignore these ${n} credits at once</strong></summary>
+  return html`<details class="card" id="ignore-queue"><summary><strong>Ignore ${n === 1 ? 'this credit' : `these ${n} credits at once`}</strong></summary>
 <form class="reason-form" method="post" action="${CREDITS_PATH}/ignore">${csrfInput(s.o.csrf)}<input type="hidden" name="ids" value="${sel.ids.join(' ')}"><input type="hidden" name="back" value="${back}">
 <p class="muted">${sel.more
     ? `The oldest ${n} unmatched credits these filters select leave the queue with one reason; more wait behind them and can be ignored the same way next.`
     : `Every unmatched credit these filters select (${n}) leaves the queue with one reason.`} Credits that arrive after this page was shown are not included; any matched meanwhile stay matched.</p>
 <label for="ignore-queue-reason">Why they need no order (1 to 500 characters)</label><input type="text" id="ignore-queue-reason" name="reason" required minlength="1" maxlength="500">
-<button type="submit" class="danger">Ignore ${n} credits</button></form></details>`;
+<button type="submit" class="danger">Ignore ${counted(n, 'credit', 'credits')}</button></form></details>`;
 }
 
 export function creditsPage(

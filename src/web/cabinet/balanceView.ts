@@ -1,4 +1,5 @@
 import type { MerchantBalance } from '../../services/balance.js';
+import { dec } from '../../domain/money.js';
 import { barChart, CHART_STYLES } from '../charts.js';
 import { html, type Html } from '../html.js';
 import { cabinetPage, listTable, money, utc } from './layout.js';
@@ -49,6 +50,7 @@ ${barChart({
     { name: 'Credits', values: oldestFirst.map((d) => d.credits) },
   ],
   unit: 'USD',
+  valueText: (v) => dec(v).toFixed(2),
   shortLabel: (l) => l.slice(5),
 })}
 </section>

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import type { Ctx } from '../../context.js';
 import { AppError, ERROR_STATUS } from '../../domain/errors.js';
+import { dec } from '../../domain/money.js';
 import { merchantDesk } from '../../services/cabinet.js';
 import { methodsFor } from '../../services/gatewayReads.js';
 import { createDesk, deskView, listCurrencyViews, listDeskViews, patchDesk, rotateDeskSecret } from '../../services/operator.js';
@@ -115,9 +116,15 @@ function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
   };
 }
 
+/** A stored limit as the form shows it: empty for none, else without trailing zeros (`50`, not `50.00000000`). */
+function limitField(v: string): string {
+  const d = dec(v);
+  return d.isZero() ? '' : d.toFixed();
+}
+
 /** The settings form as the desk has them now. */
 function storedDeskForm(d: ReturnType<typeof deskView>): DeskFormView {
-  return { name: d.name, method: d.method, rails: d.rails, currencies: d.currencies, minUsd: d.minUsd, maxUsd: d.maxUsd, callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
+  return { name: d.name, method: d.method, rails: d.rails, currencies: d.currencies, minUsd: limitField(d.minUsd), maxUsd: limitField(d.maxUsd), callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
 }
 
 /** What the schema leaves to the form: at least one currency, and a bound on the lists. */

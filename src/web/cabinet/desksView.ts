@@ -1,4 +1,4 @@
-import { CATALOGUE, METHODS } from '../../domain/catalogue.js';
+import { CATALOGUE, METHOD_SUMMARY, METHODS, RAIL_SUMMARY } from '../../domain/catalogue.js';
 import { html, type Html } from '../html.js';
 import { nodeSnippet, signedCurl, snippet } from './homeView.js';
 import { cabinetPage, copyable, csrfInput, listTable, mayChange, money, utc } from './layout.js';
@@ -34,7 +34,7 @@ export interface DeskForm {
   callbacksEnabled: boolean;
 }
 
-export const EMPTY_DESK_FORM: DeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true };
+export const EMPTY_DESK_FORM: DeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '', maxUsd: '', callbackUrl: '', callbacksEnabled: true };
 
 export function deskState(d: { enabled: boolean; stopReason: string | null }): Html {
   if (!d.enabled) return html`<span class="badge">Off</span>`;
@@ -49,6 +49,13 @@ export function deskLabel(d: { id: string; name: string } | undefined, id: strin
     : html`<span class="mono small">${id}</span>`;
 }
 
+/** A rail's explanation and the currencies it serves, after its name in the form. */
+function railHint(rail: string, currencies: readonly string[] | null): Html | string {
+  const what = RAIL_SUMMARY[rail];
+  const parts = [what, currencies?.join(', ')].filter((x): x is string => !!x);
+  return parts.length ? html` <span class="hint">(${parts.join('; ')})</span>` : '';
+}
+
 /**
  * The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for
  * life). A refusal is shown inside the form, above its fields, with what was typed kept.
@@ -57,7 +64,7 @@ function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm,
   const methods = editId ? METHODS.filter((m) => m === f.method) : METHODS;
   const railBoxes = methods.filter((m) => CATALOGUE[m].length > 0).map(
     (m) => html`<fieldset${editId ? '' : html` data-method="${m}"`}><legend>${m} rails</legend>${CATALOGUE[m].map(
-      (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}${r.currencies ? html` <span class="hint">(${r.currencies.join(', ')})</span>` : ''}</label>`,
+      (r) => html`<label><input type="checkbox" name="rails" value="${r.rail}"${f.method === m && f.rails.includes(r.rail) ? html` checked` : ''}> ${r.rail}${railHint(r.rail, r.currencies)}</label>`,
     )}</fieldset>`,
   );
   // A currency the desk has but the platform no longer enables stays ticked, so saving keeps it.
@@ -71,16 +78,17 @@ ${error ? html`<p class="notice bad" role="alert" id="${errorId}"><strong>Nothin
 ${editId
   ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>`
   : html`<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
-<select name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>`}
+<select name="method" aria-describedby="method-list">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>
+<ul class="hint method-list" id="method-list">${METHODS.map((m) => html`<li><strong>${m}</strong>: ${METHOD_SUMMARY[m]}</li>`)}</ul>`}
 ${railBoxes}
 <fieldset><legend>Currencies</legend>${codes.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : codes.map(
     (code) => html`<label><input type="checkbox" name="currencies" value="${code}"${f.currencies.includes(code) ? html` checked` : ''}> ${code}</label>`,
   )}</fieldset>
 <div class="filters">
-<label>Minimum per order, USD <input type="text" name="minUsd" inputmode="decimal" value="${f.minUsd}" aria-describedby="limits-hint"></label>
-<label>Maximum per order, USD <input type="text" name="maxUsd" inputmode="decimal" value="${f.maxUsd}" aria-describedby="limits-hint"></label>
+<label>Minimum per order, USD <input type="text" name="minUsd" inputmode="decimal" value="${f.minUsd}" placeholder="no limit" aria-describedby="limits-hint"></label>
+<label>Maximum per order, USD <input type="text" name="maxUsd" inputmode="decimal" value="${f.maxUsd}" placeholder="no limit" aria-describedby="limits-hint"></label>
 </div>
-<p class="hint" id="limits-hint">0 means no limit.</p>
+<p class="hint" id="limits-hint">Empty or 0: no limit.</p>
 <label>Callback URL <span class="hint">https, a public address; events about orders are posted here, signed with the desk secret.</span>
 <input type="url" name="callbackUrl" value="${f.callbackUrl}" placeholder="https://shop.example/paygate/callbacks"></label>
 <fieldset><legend>Callbacks</legend>

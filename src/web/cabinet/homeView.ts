@@ -67,8 +67,10 @@ export function homePage(c: CabinetRequest, d: HomeData): Html {
 <ol class="checklist">
 ${step(p.hasDesk, html`<a href="/cabinet/desks#new-desk">Create a cash desk</a>: its method, rails, currencies and callback URL.`)}
 ${step(p.hasDesk, 'Copy the desk key and secret: the secret is shown once, when the desk is created or its secret rotated.')}
-${step(p.hasOrder, html`Make a signed test call (below), then create an order with <code>POST /gw/v1/orders</code>.`)}
-${step(p.hasDeliveredCallback, 'Receive a callback: your callback URL answers 2xx to a signed event.')}
+${step(p.hasOrder, d.firstDesk
+  ? html`Make the <a href="#curl-h">signed test call</a> below, then create an order with <code>POST /gw/v1/orders</code>.`
+  : html`Make a signed test call (shown here once you have a desk), then create an order with <code>POST /gw/v1/orders</code>.`)}
+${step(p.hasDeliveredCallback, 'Receive a callback: your callback URL answers 200 to a signed event.')}
 ${step(p.hasCompletedSandboxOrder, html`Simulate a payment on a sandbox order from <a href="/cabinet/orders">Orders</a>.`)}
 </ol></section>
 ${d.firstDesk

@@ -1,4 +1,5 @@
 import type { LinkLineView } from '../../services/links.js';
+import { counted } from '../format.js';
 import { html, type Html } from '../html.js';
 import { deskLabel } from './desksView.js';
 import { cabinetPage, copyable, csrfInput, inSandbox, listTable, mayChange, money, utc } from './layout.js';
@@ -108,7 +109,7 @@ ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <dt>Desk</dt><dd>${deskLabel(desk, l.deskId)}</dd>
 <dt>Rail</dt><dd>${l.rail ?? 'the first of the desk’s rails that takes the currency'}</dd>
 <dt>Expires</dt><dd>${l.expiresAt ? utc(l.expiresAt) : 'never'}</dd>
-<dt>Used</dt><dd>${l.opened} presses of its button, ${l.orders} orders, ${l.completed} paid</dd>
+<dt>Used</dt><dd>${counted(l.opened, 'press of its Pay button', 'presses of its Pay button')}, ${counted(l.orders, 'order', 'orders')}, ${l.completed} paid</dd>
 <dt>Created</dt><dd>${utc(l.createdAt)}</dd>
 </dl>
 <p class="hint">Opening it shows the amount, what it is for and a button; each press of the button creates a new order (its orderRef is the link id and a number) and leads to its payment page, at most 3 open at once from one customer's address. Switched off or expired, the link answers “no longer active”.</p>

@@ -1,11 +1,12 @@
 import { html, type Html, type Interpolation } from '../html.js';
+import { allowedFrom, ORDER_STATUSES, type OrderStatus } from '../../domain/orders.js';
 import { deskLabel } from './desksView.js';
 import { cabinetPage, copyable, csrfInput, listTable, mayChange, money, utc, type Column } from './layout.js';
 import type { CabinetRequest } from './session.js';
 
 /** Order pages: the filtered list and one order with its actions and callback attempts. */
 
-export const ORDER_STATUSES = ['Created', 'Payed', 'Completed', 'Canceled', 'Dispute'] as const;
+export { ORDER_STATUSES };
 
 export interface OrderFilters {
   status: string;
@@ -77,7 +78,7 @@ ${o.lines.length === 0 ? html`<p class="card">No order matches.</p>` : listTable
 export interface OrderDetail {
   id: string;
   orderRef: string | null;
-  status: string;
+  status: OrderStatus;
   subStatus: string | null;
   amount: string;
   currency: string;
@@ -139,7 +140,7 @@ ${given.length === 0 ? html`<p class="muted">No payment details: the order was n
 }
 
 export function orderPage(c: CabinetRequest, o: OrderDetail, desk: DeskName | undefined, attempts: readonly Attempt[], notice: { kind: 'ok' | 'bad'; text: string } | null, more: Interpolation = null): Html {
-  const canSimulate = o.sandbox && (o.status === 'Created' || o.status === 'Payed' || o.status === 'Dispute');
+  const canSimulate = o.sandbox && allowedFrom('simulate', o.status);
   return cabinetPage(
     c,
     `Order ${o.id}`,

@@ -50,7 +50,7 @@ ${table(
   page.items.map((m) => [
     html`<a href="${href(`/office/merchants/${m.id}`, {}, s.mode)}">${m.name}</a><br>${ident(m.id, 'merchant id')}`,
     statusBadge(m.status),
-    m.sandbox ? 'on' : 'off',
+    m.status === 'Active' ? html`<span class="muted">not used</span>` : m.sandbox ? 'on' : 'off',
     m.desks,
     usd(s.mode === 'sandbox' ? m.money.sandbox : m.money.live),
     utc(m.createdAt),
@@ -160,7 +160,7 @@ ${m.warnings.length > 0
 <div class="grid two">
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="fields"><dt>Id</dt><dd>${ident(mer.id, 'merchant id')}</dd><dt>Status</dt><dd>${mer.status}${mer.blockReason ? html` — ${mer.blockReason}` : ''}</dd>
-<dt>Sandbox</dt><dd>${mer.sandbox ? 'on' : 'off'}</dd><dt>Live balance</dt><dd id="balance">${usd(mer.money.live)}</dd>
+<dt>Sandbox</dt><dd>${mer.status === 'Active' ? 'not used: approved, live providers serve it' : mer.sandbox ? 'on until approval' : 'off: no provider until approval'}</dd><dt>Live balance</dt><dd id="balance">${usd(mer.money.live)}</dd>
 <dt>Sandbox money</dt><dd id="sandbox-money">${usd(mer.money.sandbox)} <span class="muted">(never withdrawable)</span></dd><dt>Created</dt><dd>${utc(mer.createdAt)}</dd></dl>
 ${admin
   ? html`<div class="actions">

@@ -1,5 +1,5 @@
 import { METHODS } from '../../../domain/catalogue.js';
-import { ORDER_STATUSES } from '../../../domain/orders.js';
+import { allowedFrom, ORDER_STATUSES, reversibleIn, type OrderAction } from '../../../domain/orders.js';
 import type { orderCallbackLog } from '../../../services/events.js';
 import { ALL_RAILS, type OrderSearchInput } from '../../../services/office.js';
 import { html, type Html, type Interpolation } from '../../html.js';
@@ -96,7 +96,7 @@ export type CallbackLine = Awaited<ReturnType<typeof orderCallbackLog>>[number];
 
 export function orderPage(s: Shell, o: OrderItem, timeline: Fn<'orderTimeline'>, callbacks: readonly CallbackLine[], note: { kind: 'ok' | 'bad'; text: string } | null): Html {
   const admin = isAdmin(s.o);
-  const can = (statuses: string[]) => statuses.includes(o.status);
+  const can = (action: OrderAction) => allowedFrom(action, o.status);
   return officePage(
     s,
     `Order ${o.id}`,
@@ -114,14 +114,14 @@ ${note ? html`<p class="notice ${note.kind}" role="${note.kind === 'ok' ? 'statu
 <dt>Created</dt><dd>${utc(o.createdAt)}</dd><dt>Expires</dt><dd>${utc(o.expiresAt)}</dd><dt>Finished</dt><dd>${utc(o.finishedAt)}</dd></dl></section>
 <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
 <div class="actions">${action(s.o, `/office/orders/${o.id}/resend`, 'Resend callback', { kind: 'secondary' })}
-${admin && o.sandbox && can(['Created']) ? action(s.o, `/office/orders/${o.id}/simulate-payment`, 'Simulate payment', { kind: 'secondary' }) : ''}
-${admin && !o.sandbox && can(['Created'])
+${admin && o.sandbox && can('simulate') ? action(s.o, `/office/orders/${o.id}/simulate-payment`, 'Simulate payment', { kind: 'secondary' }) : ''}
+${admin && !o.sandbox && can('report')
   ? html`<form class="reason-form" method="post" action="/office/orders/${o.id}/report-payment">${csrfInput(s.o.csrf)}<label for="payer-reference">Payer reference (UTR), if the provider gave one</label>
 <input type="text" id="payer-reference" name="payerReference" maxlength="255"><button type="submit" class="secondary">Mark paid (Payed)</button></form>`
   : ''}
-${admin && can(['Created', 'Payed', 'Canceled', 'Dispute']) ? action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm payment') : ''}
-${admin && can(['Created', 'Payed']) ? action(s.o, `/office/orders/${o.id}/reject`, 'Reject', { kind: 'danger' }) : ''}</div>
-${admin && o.status === 'Completed' ? reasonAction(s.o, `/office/orders/${o.id}/reverse`, 'Reverse', 'reason', 'Reason for the reversal', 'reverse-reason') : ''}
+${admin && can('confirm') ? action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm payment') : ''}
+${admin && can('reject') ? action(s.o, `/office/orders/${o.id}/reject`, 'Reject', { kind: 'danger' }) : ''}</div>
+${admin && reversibleIn(o.status) ? reasonAction(s.o, `/office/orders/${o.id}/reverse`, 'Reverse', 'reason', 'Reason for the reversal', 'reverse-reason') : ''}
 ${admin ? '' : html`<p class="muted">Confirming, rejecting and reversing are for administrators.</p>`}
 </section></div>
 <section class="card" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>

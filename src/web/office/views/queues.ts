@@ -1,4 +1,5 @@
 import { html, type Html } from '../../html.js';
+import { counted } from '../../format.js';
 import { action, href, ident, idLink, isAdmin, modeSwitch, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
 import { decideForms, evidence } from './appeals.js';
 import { ordersTable } from './orders.js';
@@ -20,7 +21,7 @@ ${table(
   rows.map((m) => [
     html`<a href="/office/merchants/${m.id}">${m.name}</a><br>${ident(m.id, 'merchant id')}`,
     utc(m.createdAt),
-    `${m.desks} desks, ${m.sandboxOrders} sandbox orders, ${m.sandboxCompleted} completed`,
+    `${counted(m.desks, 'desk', 'desks')}, ${counted(m.sandboxOrders, 'sandbox order', 'sandbox orders')}, ${m.sandboxCompleted} completed`,
     admin ? action(s.o, `/office/merchants/${m.id}/approve`, 'Approve') : html`<span class="muted">admin approves</span>`,
   ]),
   'Nobody is waiting for review.',
