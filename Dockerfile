@@ -29,5 +29,8 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself, for the graceful shutdown.
+# The heap limit npm start sets too: V8 then collects garbage before the heap grows far past
+# what is alive (see docs/configuration.md, "Memory"); set NODE_OPTIONS to choose another.
+ENV NODE_OPTIONS=--max-old-space-size=1024
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve"]

@@ -29,7 +29,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { signRequest } from '../src/signing.js';
 import { throwawayDatabase } from './runtime.js';
-import { startBare, startPaygate } from './server.js';
+import { freePort, startBare, startPaygate } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const REQUISITES = Number(process.env.BENCH_REQUISITES ?? 100);
@@ -215,6 +215,13 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** The server's V8 heap in use and its memory outside the heap (array buffers, sockets), in MB, from its metrics listener. */
+async function heapOf(base: string): Promise<string> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const mb = (name: string) => (Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 1048576).toFixed(0);
+  return `heap ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB`;
+}
+
 /** CPU seconds (user and system) the processes have used so far, from /proc; 0 for one that is gone. */
 function cpuSecondsOf(pids: readonly number[]): number {
   let ticks = 0;
@@ -263,7 +270,9 @@ async function main() {
   const database = await throwawayDatabase('credits');
   const work = mkdtempSync(join(tmpdir(), 'paygate-credits-'));
   const bare = await startBare({ databaseUrl: database?.url, dataDir: join(work, 'bare') });
-  const paygate = await startPaygate({ databaseUrl: database?.url, dataDir: join(work, 'data') });
+  const metricsPort = await freePort();
+  const paygate = await startPaygate({ databaseUrl: database?.url, dataDir: join(work, 'data'), env: { METRICS_PORT: String(metricsPort) } });
+  const metricsBase = `http://127.0.0.1:${metricsPort}`;
   const kind = database ? 'PostgreSQL' : 'PGlite';
   try {
     const run = randomBytes(4).toString('hex');
@@ -304,6 +313,7 @@ async function main() {
       else await writeStatement(file, run);
       const pid = paygate.process.pid!;
       const before = memoryOf(pid);
+      const heapBefore = await heapOf(metricsBase);
       let peak = before.rss;
       const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid).rss)), 50);
       const started = Date.now();
@@ -311,6 +321,7 @@ async function main() {
       const seconds = (Date.now() - started) / 1000;
       clearInterval(sampler);
       const after = memoryOf(pid);
+      const heapAfter = await heapOf(metricsBase);
       if (answer.status !== 200) throw new Error(`statement upload: ${answer.status} ${answer.body}`);
       const summary = (JSON.parse(answer.body) as { result: Record<string, unknown> & { credits: number; sameAs: string | null } }).result;
       // The same bytes again would answer the statement recorded before and record nothing.
@@ -319,7 +330,7 @@ async function main() {
       console.log(
         `statement: ${mt940 ? 'MT940' : 'camt.053.001.08'}, ${ENTRIES} entries, ${(statSync(file).size / 1e6).toFixed(1)} MB, imported in ${seconds.toFixed(1)} s (${(summary.credits / seconds).toFixed(0)} credits/s): ` +
           `${JSON.stringify(counts)}${Array.isArray(problems) && problems.length ? `, ${problems.length} problems listed` : ''}; ` +
-          `server RSS ${(before.rss / 1024).toFixed(0)} MB before, peak ${(peak / 1024).toFixed(0)} MB sampled, ${(after.rss / 1024).toFixed(0)} MB after (VmHWM ${(before.hwm / 1024).toFixed(0)} → ${(after.hwm / 1024).toFixed(0)} MB)`,
+          `server RSS ${(before.rss / 1024).toFixed(0)} MB before, peak ${(peak / 1024).toFixed(0)} MB sampled, ${(after.rss / 1024).toFixed(0)} MB after (VmHWM ${(before.hwm / 1024).toFixed(0)} → ${(after.hwm / 1024).toFixed(0)} MB; ${heapBefore} before, ${heapAfter} after)`,
       );
     }
   } finally {

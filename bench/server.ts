@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { signRequest } from '../src/signing.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** What `npm start` puts in NODE_OPTIONS unless the environment sets it. */
+export const SERVER_HEAP_FLAG = '--max-old-space-size=1024';
 const TOKEN = 'bench-admin-token-0123456789';
 
 export async function freePort(): Promise<number> {
@@ -75,6 +77,8 @@ export async function startPaygate(opts: { databaseUrl?: string; dataDir: string
   execFileSync(process.execPath, ['tools/transpile.mjs'], { cwd: ROOT, stdio: 'inherit' });
   // BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` or `--trace-gc`, profiles the server.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // The heap limit `npm start` sets (NODE_OPTIONS), unless the arguments name their own.
+  if (!nodeArgs.some((a) => a.startsWith('--max-old-space-size'))) nodeArgs.unshift(SERVER_HEAP_FLAG);
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let bytes = 0;
   child.stdout!.on('data', (c: Buffer) => (bytes += c.length));
