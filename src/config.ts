@@ -14,6 +14,10 @@ export interface Config {
   readonly adminToken: string | null;
   /** 32 bytes; when null (embedded mode only) one is generated and stored in DATA_DIR. */
   readonly masterKey: Buffer | null;
+  /**
+   * PUBLIC_URL (or its older name PUBLIC_BASE_URL): the address customers reach this server at, no
+   * trailing slash. Payment pages (`payPageUrl`), payment links and the sandbox bank are given under it.
+   */
   readonly publicBaseUrl: string;
   readonly callbackAllowlist: string;
   readonly seedDemo: boolean;
@@ -59,6 +63,15 @@ export interface Config {
   readonly retentionDays: number;
   /** True: they move to the archive tables, where an order's callback log still finds them; false: they are deleted. */
   readonly retentionArchive: boolean;
+  /** SMTP_URL: the mail server every mail leaves through; null: mails are kept and shown to admins at /office/mail. */
+  readonly smtp: SmtpSettings | null;
+  /** MAIL_FROM: the sender of every mail, `Name <address>` or an address. */
+  readonly mailFrom: string;
+  /**
+   * Merchant statements read at once by this process (each holds a database read, on PostgreSQL a
+   * connection of its own outside the pool, while its client downloads it), in total and per merchant.
+   */
+  readonly statementExports: { readonly perProcess: number; readonly perMerchant: number };
   /** Port of the separate metrics listener; null: metrics are not served. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
@@ -70,6 +83,16 @@ export interface Config {
     readonly halfOpenShare: number;
     readonly halfOpenSuccessesToClose: number;
   };
+}
+
+/** A mail server from SMTP_URL. The password is the server's credential: never logged, never in an error. */
+export interface SmtpSettings {
+  /** smtps://: TLS from the first byte (port 465 by default); smtp://: STARTTLS when the server offers it (587). */
+  readonly secure: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string | null;
+  readonly password: string | null;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +160,20 @@ function httpUrl(env: Env, name: string, def: string): string {
   return v.replace(/\/+$/, '');
 }
 
+/**
+ * PUBLIC_URL, else its older name PUBLIC_BASE_URL (kept working), else `def`: an absolute http(s)
+ * address without query or fragment, since order addresses are built by appending `/pay/{id}`.
+ */
+function publicUrl(env: Env, def: string): string {
+  const name = str(env, 'PUBLIC_URL') !== undefined ? 'PUBLIC_URL' : 'PUBLIC_BASE_URL';
+  const v = httpUrl(env, name, def);
+  const u = new URL(v);
+  if (u.search !== '' || u.hash !== '' || v.includes('?') || v.includes('#')) {
+    throw new ConfigError(name, `must have no query or fragment (payment pages are at {${name}}/pay/{id}), got "${v}"`);
+  }
+  return v;
+}
+
 /** Parses a 32-byte key given as 64 hex characters or as base64. */
 export function parseMasterKey(raw: string, variable = 'MASTER_KEY'): Buffer {
   const v = raw.trim();
@@ -146,6 +183,59 @@ export function parseMasterKey(raw: string, variable = 'MASTER_KEY'): Buffer {
     if (b.length === 32) return b;
   }
   throw new ConfigError(variable, 'must be 32 bytes as 64 hex characters or base64');
+}
+
+const SMTP_EXAMPLE = 'smtp://user:password@mail.example.com:587';
+
+/**
+ * SMTP_URL: `smtp://` or `smtps://`, the credentials in the URL (percent-encoded). A refusal names
+ * the problem and never repeats the value, which holds a password.
+ */
+function smtpSettings(env: Env): SmtpSettings | null {
+  const v = str(env, 'SMTP_URL');
+  if (v === undefined) return null;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v)?.[1]?.toLowerCase();
+  if (scheme !== 'smtp' && scheme !== 'smtps') {
+    throw new ConfigError('SMTP_URL', `must start with smtp:// or smtps://${scheme ? `, not ${scheme}://` : ''} (the credentials in the URL: ${SMTP_EXAMPLE})`);
+  }
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError('SMTP_URL', `is not a URL of the form ${SMTP_EXAMPLE}`);
+  }
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') throw new ConfigError('SMTP_URL', `names no server: ${SMTP_EXAMPLE}`);
+  if ((u.pathname !== '' && u.pathname !== '/') || u.search !== '' || u.hash !== '') throw new ConfigError('SMTP_URL', 'takes no path, query or fragment after the server and port');
+  const secure = scheme === 'smtps';
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(u.username);
+    password = decodeURIComponent(u.password);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'has a user or password that is not percent-encoded correctly (write @ as %40, : as %3A)');
+  }
+  if (password !== '' && user === '') throw new ConfigError('SMTP_URL', 'has a password without a user');
+  return Object.freeze({ secure, host, port: u.port === '' ? (secure ? 465 : 587) : Number(u.port), user: user || null, password: password || null });
+}
+
+const MAIL_ADDRESS = /^[^\s@<>()",;:]{1,64}@[^\s@<>()",;:\[\]]{1,253}$/;
+
+/**
+ * MAIL_FROM: `Name <address>` or an address; by default no-reply at the public address's host name
+ * (`localhost` when that is an IP address, which no mail server would take as a domain).
+ */
+function mailFrom(env: Env, publicBaseUrl: string): string {
+  const v = str(env, 'MAIL_FROM');
+  if (v === undefined) {
+    const host = new URL(publicBaseUrl).hostname;
+    return `Paygate <no-reply@${isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 ? host : 'localhost'}>`;
+  }
+  const named = /^([^<>\r\n]*)<([^<>]*)>$/.exec(v);
+  const address = named ? named[2]!.trim() : v;
+  if (!MAIL_ADDRESS.test(address) || /[\r\n]/.test(v)) throw new ConfigError('MAIL_FROM', `must be an address (paygate@example.com) or a name and an address (Paygate <paygate@example.com>), got "${v}"`);
+  return v;
 }
 
 /** The names proxy-addr knows for well-known ranges (loopback: 127.0.0.1/8 and ::1). */
@@ -212,7 +302,7 @@ export function parseConfig(env: Env = process.env): Config {
   }
   // A wildcard listen address is no address to hand to a customer: links then point at loopback.
   const hostForUrl = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  const publicBaseUrl = httpUrl(env, 'PUBLIC_BASE_URL', `http://${hostForUrl}:${port}`);
+  const publicBaseUrl = publicUrl(env, `http://${hostForUrl}:${port}`);
   const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const jump = str(env, 'RATE_MAX_JUMP_PERCENT') ?? '10';
@@ -258,6 +348,12 @@ export function parseConfig(env: Env = process.env): Config {
     reconcileLateHours: int(env, 'RECONCILE_LATE_HOURS', 72, 0, 24 * 90),
     retentionDays: int(env, 'RETENTION_DAYS', 90, 0, 36_500),
     retentionArchive: bool(env, 'RETENTION_ARCHIVE', true),
+    smtp: smtpSettings(env),
+    mailFrom: mailFrom(env, publicBaseUrl),
+    statementExports: Object.freeze({
+      perProcess: int(env, 'STATEMENT_EXPORTS_PER_PROCESS', 4, 1, 100),
+      perMerchant: int(env, 'STATEMENT_EXPORTS_PER_MERCHANT', 2, 1, 100),
+    }),
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',
     breaker: Object.freeze({

@@ -30,6 +30,9 @@ export function createMetrics(opts: { defaults?: boolean } = {}) {
     breakerTransitions: new Counter({ name: 'paygate_breaker_transitions_total', help: 'Circuit breaker state changes', labelNames: ['provider', 'to'] as const, registers: [registry] }),
     rateRefreshes: new Counter({ name: 'paygate_rate_refreshes_total', help: 'Market rate refreshes by outcome', labelNames: ['outcome'] as const, registers: [registry] }),
     workerErrors: new Counter({ name: 'paygate_worker_errors_total', help: 'Worker loop errors', labelNames: ['worker'] as const, registers: [registry] }),
+    statementsOpen: new Gauge({ name: 'paygate_statements_open', help: 'Merchant statements being read now', registers: [registry] }),
+    statements: new Counter({ name: 'paygate_statements_total', help: 'Merchant statements by outcome (complete, aborted, failed, busy)', labelNames: ['outcome'] as const, registers: [registry] }),
+    statementRows: new Counter({ name: 'paygate_statement_rows_total', help: 'Ledger entries read into merchant statements', registers: [registry] }),
   };
 }
 

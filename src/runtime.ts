@@ -54,7 +54,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     base: { service: 'paygate' },
     // Defence in depth: signing headers, tokens and secrets never reach a log line even if an object holding them is logged.
     redact: {
-      paths: ['secret', '*.secret', 'headers.authorization', 'headers["x-gate-sign"]', 'req.headers.authorization', 'req.headers["x-gate-sign"]', 'adminToken', 'masterKey'],
+      paths: ['secret', '*.secret', 'headers.authorization', 'headers["x-gate-sign"]', 'req.headers.authorization', 'req.headers["x-gate-sign"]', 'adminToken', 'masterKey', 'smtp.password', '*.smtp.password'],
       censor: '[redacted]',
     },
   };

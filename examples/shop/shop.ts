@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyRawJson, Paygate, PaygateError, verifyCallback, type CallbackEvent, type OrderStatus } from '@paygate/sdk';
 
 export interface ShopOptions {
-  /** The gateway, e.g. http://127.0.0.1:8080; the customer's payment page is `${gatewayUrl}/pay/{id}`. */
+  /** The gateway, e.g. http://127.0.0.1:8080 (the customer's payment page comes with each order, as `payPageUrl`). */
   gatewayUrl: string;
   key: string;
   secret: string;
@@ -100,7 +100,8 @@ export function createShop(o: ShopOptions): Shop {
         successUrl: `${o.publicUrl}/thanks?ref=${ref}`,
         failUrl: `${o.publicUrl}/thanks?ref=${ref}`,
       });
-      const paymentUrl = `${gatewayUrl}/pay/${created.id}`;
+      // The gateway says where its payment page is (its PUBLIC_URL): the shop never builds the address.
+      const paymentUrl = created.payPageUrl;
       orders.set(ref, { ref, id: created.id, amount: created.amount, currency: created.currency, status: created.status, paymentUrl, events: [] });
       return reply.redirect(paymentUrl, 303);
     } catch (err) {

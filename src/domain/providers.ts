@@ -28,7 +28,21 @@ export interface ProviderView {
 
 export const circuitKey = (method: string, rail: string | null): string => `${method}|${rail ?? ''}`;
 
-/** The sandbox serves accounts under review; live providers serve approved accounts only. */
+/**
+ * Who serves a desk's new orders: live providers (`live`), the sandbox (`sandbox`: sandbox orders,
+ * paid by simulation, sandbox money only), or nobody until approval (`none`). A test desk's orders
+ * are sandbox orders whatever the merchant's status; a live desk's follow the merchant: live once
+ * approved, sandbox before. The operator's sandbox switch decides for an account under review, test
+ * desks included: switched off, it has no provider at all until approval.
+ */
+export type OrderMode = 'live' | 'sandbox' | 'none';
+
+export function orderModeOf(merchant: { status: string; sandbox: boolean }, desk: { sandbox: boolean }): OrderMode {
+  if (merchant.status === 'Active') return desk.sandbox ? 'sandbox' : 'live';
+  return merchant.sandbox ? 'sandbox' : 'none';
+}
+
+/** The sandbox serves sandbox orders (accounts under review, test desks); live providers serve live orders only. */
 export function servesAccount(p: ProviderView, approved: boolean): boolean {
   return p.kind === 'sandbox' ? !approved : approved;
 }

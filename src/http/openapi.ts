@@ -48,7 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           'Signed merchant API (`/gw/v1`), payment page data (`/api/pay`), operator API (`/admin/v1`) and provider connector (`/providers/v1`). ' +
           'Every answer is an envelope: `{"status":"ok","result":…,"traceId":…}` or `{"status":"error","fault":{"code":…,"detail":…},"traceId":…}`; ' +
           'the trace id is also in the `X-Trace-Id` header of every answer. Money is a decimal string: order amounts 2 places, USD amounts and rates 8, commission rate 4. ' +
-          'A `429` has an empty body and a `Retry-After` header in seconds. Bodies are `application/json` (anything else is `415`), at most 64 KiB (`413`), and closed: an unknown field is `400 VALIDATION_ERROR`. ' +
+          'A `429` has an empty body and a `Retry-After` header in seconds. Bodies are `application/json` (anything else is `415`), at most 64 KiB (`413`) unless the route says otherwise, and closed: an unknown field is `400 VALIDATION_ERROR`. ' +
           'Every operation may answer `503 SERVICE_UNAVAILABLE` (retry with back-off) and `500 INTERNAL_ERROR`.\n\n' +
           SIGNING,
       },

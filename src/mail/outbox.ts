@@ -1,4 +1,5 @@
 import { newId } from '../ids.js';
+import { listMerchantUsers } from '../store/accounts.js';
 import type { Queryable } from '../store/db.js';
 
 /**
@@ -31,4 +32,9 @@ export async function queueMail(q: Queryable, at: Date, mail: MailRequest): Prom
     [id, mail.to, mail.lang ?? 'en', mail.kind, JSON.stringify(mail.data), at],
   );
   return id;
+}
+
+/** Queues the mail once for each owner of the merchant, each in their own language, in the caller's transaction. */
+export async function queueMailToOwners(q: Queryable, at: Date, merchantId: string, content: MailContent): Promise<void> {
+  for (const u of await listMerchantUsers(q, merchantId)) if (u.role === 'owner') await queueMail(q, at, { ...content, to: u.email, lang: u.lang });
 }

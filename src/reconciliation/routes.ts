@@ -7,13 +7,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Ctx } from '../context.js';
 import { adminRouteSchema, IdParam, routeSchema } from '../schemas/common.js';
-import { sendError, sendOk } from '../server/errors.js';
+import { sendError, sendOk, sendTooMany } from '../server/errors.js';
 import { isJsonRequest, parseJsonBodyHook, type RawBody } from '../server/rawBody.js';
 import { audited } from '../services/audit.js';
 import { createOperatorCredit, FEED_MAX_BYTES, getCreditView, ignoreCredit, ignoreCredits, listCreditViews, matchCreditByOperator, precheckCreditFeed, receiveCreditFeed } from './credits.js';
 import { getStatementView, importStatement, listStatementViews } from './statementImport.js';
 import { createProfile, listProfiles, loadProfile, patchProfile } from './statementProfiles.js';
-import { merchantStatement } from '../services/merchantStatements.js';
+import { openMerchantStatement } from '../services/merchantStatements.js';
+import { sendStatementJson } from './merchantStatementBody.js';
 import { reconciliationReport } from './reports.js';
 import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
 import * as S from './schemas.js';
@@ -116,11 +117,38 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/reconciliation', { schema: doc({ id: 'getReconciliation', summary: 'A pool provider\'s day: orders against money, per requisite', querystring: S.ReconciliationQuery, ok: S.Reconciliation, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await reconciliationReport(ctx, req.query.providerId, req.query.date)),
     );
-    admin.get('/merchants/:id/statement', { schema: doc({ id: 'getMerchantStatement', summary: 'A merchant\'s live money between two UTC days: opening, entries, closing', params: merchantId, querystring: S.MerchantStatementQuery, ok: S.MerchantStatement, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await merchantStatement(ctx, req.params.id, req.query)),
+    admin.get(
+      '/merchants/:id/statement',
+      {
+        schema: doc({
+          id: 'getMerchantStatement',
+          summary: 'A merchant\'s live money between two UTC days: opening, entries, closing',
+          description: MERCHANT_STATEMENT_HELP,
+          params: merchantId,
+          querystring: S.MerchantStatementQuery,
+          ok: S.MerchantStatement,
+          errors: ['MERCHANT_NOT_FOUND'],
+          extra: { 429: { description: 'statements at their limit: empty body', headers: { 'Retry-After': { type: 'integer', description: 'seconds' } } } },
+        }),
+      },
+      async (req, reply) => {
+        const opened = await openMerchantStatement(ctx, req.params.id, req.query);
+        if (!opened.ok) return sendTooMany(reply, opened.retryAfterMs);
+        return sendStatementJson(req, reply, opened.statement);
+      },
     );
   };
 }
+
+const MERCHANT_STATEMENT_HELP = `One JSON document, written while it is read: the balances at both ends first (\`closingBalance\` before
+\`entries\`), then the entries oldest first (by time, then in the order they were written), read from the database as fast
+as the client takes them, so a statement of any length starts at once and costs the server the same memory. The statement
+is one moment of the ledger: money written while it is read is in the next one. Bad days and an unknown merchant are
+refused before the first byte. A statement that fails after it (the database lost, entries that do not add up to the
+closing balance, a client that took nothing for 60 s) ends the connection without the chunked answer's last chunk: the
+client's read fails and the document, cut short, does not parse. An instance reads at most 2 statements of one merchant
+and 4 in all at once (settings \`STATEMENT_EXPORTS_PER_MERCHANT\`, \`STATEMENT_EXPORTS_PER_PROCESS\`); one more answers
+\`429\` with \`Retry-After\`.`;
 
 const STATEMENT_HELP = `The body is the file itself, up to 50 MiB, read as a stream; its format is recognised from its content:
 ISO 20022 camt.052, camt.053 and camt.054 (001.02 to 001.13), SWIFT MT940 and MT942, the 1C client-bank exchange file

@@ -44,13 +44,16 @@ export const MerchantBalance = Type.Object(
     live: Usd8,
     sandbox: Usd8,
   },
-  { title: 'MerchantBalance', description: 'the balance `GET /gw/v1/balance` answers (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable)' },
+  { title: 'MerchantBalance', description: 'the balance `GET /gw/v1/balance` answers with a live desk\'s key (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable)' },
 );
 export const MerchantWithBalance = Type.Object({ ...merchantFields, balance: MerchantBalance }, { title: 'MerchantWithBalance' });
 export const ApprovedMerchant = Type.Object(
   {
     ...merchantFields,
-    warnings: Type.Array(Type.String(), { description: 'one line per desk that no live provider serves yet: its live orders answer `NO_AVAILABLE_METHOD` until one is connected' }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        'one line per desk that no live provider serves yet (its live orders answer `NO_AVAILABLE_METHOD` until one is connected), then one per currency of its desks priced by a demo rate',
+    }),
   },
   { title: 'ApprovedMerchant' },
 );
@@ -110,6 +113,12 @@ export const CreateDeskBody = Type.Object(
   {
     method: Type.Unsafe<string>({ type: 'string', enum: [...METHODS], description: 'bound for the desk\'s whole life', 'x-message': 'must be one of the payment methods' }),
     ...deskInputFields,
+    sandbox: opt(
+      Type.Boolean({
+        description:
+          'a test desk: its orders always go to the sandbox provider, are paid by simulation and move sandbox money only, whatever the merchant\'s status; fixed for the desk\'s whole life; default false',
+      }),
+    ),
   },
   { title: 'CreateDeskRequest' },
 );
@@ -118,11 +127,12 @@ export const PatchDeskBody = Type.Object(
     enabled: opt(Type.Boolean()),
     ...deskInputFields,
     method: opt(Type.Unsafe<never>({ not: {}, description: 'refused: a cash desk keeps its method for life', 'x-message': 'a cash desk keeps its method for life' })),
+    sandbox: opt(Type.Unsafe<never>({ not: {}, description: 'refused: a cash desk is a test desk or a live desk for life; create another desk', 'x-message': 'a cash desk keeps its test mode for life; create another desk' })),
   },
   { title: 'PatchDeskRequest' },
 );
 /** What an owner may set on a desk, as `PATCH /admin/v1/desks/{id}` takes it: the one declaration the services and the store derive their types from. */
-export type DeskSettings = Omit<Static<typeof PatchDeskBody>, 'method'>;
+export type DeskSettings = Omit<Static<typeof PatchDeskBody>, 'method' | 'sandbox'>;
 /** A new desk as `POST /admin/v1/merchants/{id}/desks` takes it. */
 export type NewDeskSettings = Static<typeof CreateDeskBody>;
 export const StopDeskBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { title: 'StopDeskRequest' });
@@ -140,9 +150,11 @@ const deskFields = {
   callbackUrl: Nullable(UrlString()),
   callbacksEnabled: Type.Boolean(),
   tariffId: Nullable(Type.String()),
+  noFee: Type.Boolean({ description: '`true`: no fee, an operator\'s choice (`tariffId: null` given); `false` with `tariffId` null: no tariff yet, the default tariff is given when the merchant is approved' }),
   enabled: Type.Boolean(),
   stopReason: nstr('the platform\'s stop reason'),
   createdAt: Timestamp,
+  sandbox: Type.Boolean({ description: 'a test desk: its orders are sandbox orders whatever the merchant\'s status' }),
 };
 export const Desk = Type.Object(deskFields, { title: 'Desk' });
 export const DeskWithSecret = Type.Object({ ...deskFields, secret: str('shown in this response only') }, { title: 'DeskWithSecret' });
@@ -161,6 +173,11 @@ export const RateView = Type.Object(
   {
     code: CurrencyCode,
     rate: Nullable(Usd8),
+    source: Type.Unsafe<'demo' | 'manual' | 'market' | null>({
+      type: ['string', 'null'],
+      enum: ['demo', 'manual', 'market', null],
+      description: 'where `rate` comes from: `demo` (a manual rate the demo data set, until an operator sets one), `manual` (an operator\'s), `market` (`marketSource`); null without a rate',
+    }),
     manualRate: Nullable(Usd8),
     manualSetAt: Nullable(Timestamp),
     marketRate: Nullable(Usd8),
@@ -250,7 +267,6 @@ export const OperatorOrder = Type.Object(
     deskId: Type.String(),
     merchantId: Type.String(),
     providerId: Nullable(Type.String()),
-    sandbox: Type.Boolean(),
   },
   { title: 'OperatorOrder' },
 );
@@ -388,7 +404,7 @@ export const CreateOperatorBody = Type.Object(
   { title: 'CreateOperatorRequest' },
 );
 export const OperatorAccount = Type.Object({ id: str('`opr_` id'), email: Email, role: Type.String(), createdAt: Timestamp }, { title: 'OperatorAccount' });
-const USER_ROLES = '`owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only';
+const USER_ROLES = '`owner`: everything; `developer`: desks, secrets, callbacks, not the team nor withdrawals; `viewer`: reads only';
 const userRole = (description: string) =>
   Type.Unsafe<'owner' | 'developer' | 'viewer'>({ type: 'string', enum: ['owner', 'developer', 'viewer'], description, 'x-message': 'must be owner, developer or viewer' });
 export const CreateUserBody = Type.Object(

@@ -200,6 +200,8 @@ export interface AdminRouteDoc {
   querystring?: TSchema;
   params?: TSchema;
   description?: string;
+  /** Extra documented answers, e.g. the empty 429. */
+  extra?: RouteDoc['extra'];
 }
 
 /**
@@ -219,5 +221,6 @@ export function adminRouteSchema<O extends AdminRouteDoc>(o: O) {
     params: o.params,
     ok: { status: o.status ?? 200, result: o.ok, description: o.summary },
     errors: [...ADMIN_AUTH_ERRORS, ...(o.body || o.querystring || o.params ? (['VALIDATION_ERROR'] as ErrorCode[]) : []), ...(o.errors ?? [])],
+    extra: o.extra,
   } as { security: typeof ADMIN_SECURITY; tags: string[]; operationId: string; summary: string; ok: { status: number; result: TSchema; description: string }; errors: ErrorCode[]; body: O['body']; querystring: O['querystring']; params: O['params'] });
 }

@@ -149,18 +149,29 @@ const orderCreateFields = {
   expiresAt: Timestamp,
 };
 
-export const OrderCreated = Type.Object(orderCreateFields, { title: 'OrderCreated', description: 'the order as created; `orderRef` is always null here' });
+/** What every order read carries after the spec's fields (D24: fields are added, at the end). */
+const orderAddedFields = {
+  sandbox: Type.Boolean({
+    description: 'a sandbox order: served by the sandbox provider, paid by simulation, moving sandbox money only (a test desk\'s order, or any order of a merchant not yet approved); `false` for a live order',
+  }),
+  payPageUrl: UrlString({
+    description: 'the absolute address of the order\'s payment page, `{PUBLIC_URL}/pay/{id}`: send the customer here (the same for every method; `payment.url` is the provider\'s own page, when it has one)',
+  }),
+};
+
+export const OrderCreated = Type.Object({ ...orderCreateFields, ...orderAddedFields }, { title: 'OrderCreated', description: 'the order as created; `orderRef` is always null here' });
 
 export const OrderGetFields = {
   ...orderCreateFields,
   subStatus: OrderSubStatus,
-  payerReference: nstr('for rail Upi: the UTR the customer reported'),
+  payerReference: nstr('the reference of the payment the customer reported on the payment page (for rail Upi, the UTR)'),
   commission: Type.Object({ rate: Percent4, amount: Usd8, currency: Type.Literal('USD') }, { title: 'Commission', description: 'zero until the order completes' }),
   credited: Type.Object({ amount: Usd8, currency: Type.Literal('USD') }, { title: 'Credited', description: 'zero until completion' }),
   cancelReason: nstr('e.g. `expired`, `appeal rejected`, or the reason given on cancel'),
   finishedAt: Nullable(Timestamp),
   description: nstr('what the order is for, as the merchant described it: the description of the payment link that created it; null for orders created through the API'),
   paidAmount: Nullable({ ...Amount2, description: 'what a completed order was paid, in `currency`: equal to `amount` when paid exactly; the money that arrived when support matched a payment of another amount to it (settled, commission and credited then follow it); null until the order completes' }),
+  ...orderAddedFields,
 };
 export const Order = Type.Object(OrderGetFields, { title: 'Order' });
 
@@ -222,7 +233,7 @@ export const Balance = Type.Object(
     currency: Type.Literal('USD'),
     available: Usd8,
     mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
-      description: '`sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero',
+      description: '`sandbox` while the merchant is in the sandbox, and always with a test desk\'s key: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero',
     }),
   },
   { title: 'Balance', description: 'the merchant\'s balance, shared by its cash desks' },
@@ -272,6 +283,7 @@ export const CallbackEvent = Type.Object(
     method: Type.String(),
     rail: nstr('null for methods without rails'),
     occurredAt: Type.String({ ...docOnly({ format: 'date-time' }), description: 'ISO 8601 UTC with milliseconds', examples: ['2025-11-21T04:00:00.123Z'] }),
+    sandbox: Type.Boolean({ description: 'a sandbox order (no money moved): never ship goods for it; `false` for a live order' }),
   },
   { title: 'CallbackEvent', description: 'no fee or credited amount: read them with GET /gw/v1/orders/{id}' },
 );

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { newId } from '../ids.js';
+import { mailLang } from '../mail/templates.js';
 import { getUser, insertUser, setUserPassword, type UserRow } from '../store/accounts.js';
 import { getDesk, type DeskRow } from '../store/desks.js';
 import { getMerchant, insertMerchant, merchantProgress, type MerchantRow } from '../store/merchants.js';
@@ -31,6 +32,8 @@ export interface SignUp {
   company: string;
   email: string;
   password: string;
+  /** The language of the signing-up browser: the user's mails are written in it. */
+  lang?: string;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function signUpMerchant(ctx: Ctx, input: SignUp): Promise<{ merchan
   const at = new Date(ctx.clock.now());
   return ctx.db.tx(async (q) => {
     const merchant = await insertMerchant(q, { id: newId('mer'), name: company, sandbox: true, at });
-    const user = await insertUser(q, { id: newId('usr'), merchantId: merchant.id, email, passwordHash, at });
+    const user = await insertUser(q, { id: newId('usr'), merchantId: merchant.id, email, passwordHash, lang: mailLang(input.lang), at });
     if (!user) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
     return { merchant, user };
   });

@@ -4,8 +4,9 @@
  * for the orders a batch of credits pays). Each order gets the same effects whichever way: the
  * order Completed with its fee (a Canceled order too; a disputed one with its appeal Accepted), its
  * ledger credit on the balance of its money (live or sandbox), the turnover counters of its desk,
- * merchant, provider and (live orders) the platform, an `order.completed` event and, when the
- * caller asks, an audit entry; in a fixed number of statements however many orders there are.
+ * merchant (not for a test desk's orders), provider and (live orders) the platform, an
+ * `order.completed` event and, when the caller asks, an audit entry; in a fixed number of
+ * statements however many orders there are.
  *
  * Locks are taken in one order, kind by kind and each kind in key order: the orders (the caller
  * holds them, by id), the merchants' daily ledger rollups (through the entries' trigger, by
@@ -20,7 +21,7 @@ import { computeFee, dec, fmt2, fmt4, fmt8, settle } from '../domain/money.js';
 import { allowedFrom, refuseFrom, type CompletingAction } from '../domain/orders.js';
 import { acceptOpenAppealOfOrder } from '../store/appeals.js';
 import { insertAuditEntries } from '../store/audit.js';
-import { completeOrders, deskTariffBands, type Completion } from '../store/completions.js';
+import { completeOrders, completingDesks, type Completion } from '../store/completions.js';
 import type { Queryable } from '../store/db.js';
 import { postEntries } from '../store/ledger.js';
 import type { OrderRow } from '../store/orders.js';
@@ -64,11 +65,11 @@ export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly 
   if (new Set(orders.map((o) => o.id)).size !== orders.length) throw new Error('completeManyInTx: an order given twice');
   for (const o of orders) if (!allowedFrom(how.action, o.status)) refuseFrom(o, how.action);
   const now = new Date(ctx.clock.now());
-  const bands = await deskTariffBands(q, [...new Set(orders.map((o) => o.desk_id))]);
+  const desks = await completingDesks(q, [...new Set(orders.map((o) => o.desk_id))]);
   const changes: Completion[] = orders.map((o) => {
     const paid = how.paidAmounts?.get(o.id) ?? null;
     const settled = paid === null ? dec(o.settled_amount) : settle(dec(paid), dec(o.rate));
-    const fee = computeFee(bands.get(o.desk_id) ?? [], settled);
+    const fee = computeFee(desks.get(o.desk_id)?.bands ?? [], settled);
     return {
       id: o.id, from: o.status, commissionRate: fmt4(fee.ratePercent), commissionAmount: fmt8(fee.commission), creditedAmount: fmt8(fee.credited),
       paidAmount: fmt2(paid ?? o.amount), settledAmount: fmt8(settled),
@@ -88,7 +89,9 @@ export async function completeManyInTx(q: Queryable, ctx: Ctx, orders: readonly 
   await postEntries(q, orders.map((o, i) => ({
     merchantId: o.merchant_id, orderId: o.id, kind: 'credit' as const, amount: changes[i].creditedAmount, reason: LEDGER_REASON[how.action], sandbox: o.sandbox, at: now,
   })));
-  await recordCompletedTurnover(q, ctx, orders.map((o, i) => ({ deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, usd: changes[i].settledAmount })));
+  await recordCompletedTurnover(q, ctx, orders.map((o, i) => ({
+    deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox, testDesk: desks.get(o.desk_id)?.sandbox ?? false, usd: changes[i].settledAmount,
+  })));
   const disputed = orders.filter((o) => o.status === 'Dispute');
   for (const o of disputed) await acceptOpenAppealOfOrder(q, o.id, how.appealComment, now);
   // The accepted appeals no longer count against the providers that served the orders.

@@ -4,6 +4,7 @@ import { fmt2, fmt8, settle, dec } from '../domain/money.js';
 import { checkCurrency, checkDeskLimits, IDEMPOTENCY_WINDOW_MS, parseCreateOrder, resolveRail, type CreateOrderRequest } from '../domain/orders.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId } from '../ids.js';
+import { orderModeOf } from '../domain/providers.js';
 import { runCascade, type CascadeOptions, type CascadeOrder } from '../providers/cascade.js';
 import type { PendingAuth } from './deskAuth.js';
 import type { Queryable } from '../store/db.js';
@@ -52,7 +53,9 @@ async function validate(
   if (!urlCheck.ok) throw new AppError('INVALID_CALLBACK_URL', `${req.notifyUrl ? 'notifyUrl' : 'cash desk callback URL'}: ${urlCheck.reason}`);
   const rail = resolveRail(desk.method, desk.rails, req.rail, req.operator);
   if (!rail.ok) refuse(rail.refusal);
-  const scopeIds = { deskId: desk.id, merchantId: merchant.id, sandbox: merchant.status !== 'Active' };
+  // A test desk's orders, and every order of a merchant not yet approved, are sandbox orders.
+  const sandbox = orderModeOf(merchant, desk) !== 'live';
+  const scopeIds = { deskId: desk.id, merchantId: merchant.id, sandbox, testDesk: desk.sandbox };
   // The currency with its rate and the caps as of the catalogue versions authentication read: no
   // statement at all when this instance kept them at those versions.
   const [{ currencies, rates }, caps] = await Promise.all([currenciesAt(ctx, versions?.currencies), capsAt(ctx, scopeIds, versions?.limits)]);
@@ -80,7 +83,7 @@ async function validate(
     settledAmount: fmt8(settled),
     method: desk.method,
     rail: rail.value,
-    sandbox: merchant.status !== 'Active',
+    sandbox,
     // The parsed form is what passed the URL rules and what delivery will connect to.
     notifyUrl: urlCheck.url,
     successUrl: req.successUrl,
@@ -106,7 +109,7 @@ type Issued = NonNullable<OrderToWrite['issued']>;
 /** Steps 1–10 done, and step 12 as far as providers that issue within the process go. */
 interface Prepared {
   order: NewOrder;
-  /** Under review with the sandbox off: no provider at all (MERCHANT_NOT_APPROVED after the reservation). */
+  /** Under review with the sandbox off (test desks too): no provider at all (MERCHANT_NOT_APPROVED after the reservation). */
   shutOut: boolean;
   cascadeOptions: CascadeOptions;
   /**
@@ -126,14 +129,15 @@ async function prepare(ctx: Ctx, parsed: ReturnType<typeof parseCreateOrder>, at
     const { desk, merchant, versions } = at;
     const req = parsed.value;
     const { terms, caps } = await validate(ctx, desk, merchant, req, ctx.clock.now(), versions, at.withoutCallbackUrl === true);
-    const approved = merchant.status === 'Active';
+    const mode = orderModeOf(merchant, desk);
     const order: NewOrder = { ...terms, id: newHistoryId('ord', terms.createdAt.getTime()), orderRef: req.orderRef };
-    const shutOut = !approved && !merchant.sandbox;
+    const shutOut = mode === 'none';
     const cascadeOptions: CascadeOptions = {
-      approved,
+      // Live providers for live orders only: a test desk's orders never reach a live provider or a pool requisite.
+      approved: mode === 'live',
       providersVersion: versions?.providers,
       providerCap: (providerId: string) =>
-        firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: !approved }, dec(terms.settledAmount), 'provider', caps),
+        firstExceededCap(ctx, { deskId: desk.id, merchantId: merchant.id, providerId, sandbox: terms.sandbox, testDesk: desk.sandbox }, dec(terms.settledAmount), 'provider', caps),
     };
     const instant = shutOut ? null : await runCascade(ctx, cascadeOf(order), { ...cascadeOptions, instantOnly: true });
     const issued = instant?.ok ? { payment: instant.payment, providerId: instant.providerId } : null;
@@ -239,7 +243,7 @@ async function place(ctx: Ctx, p: Prepared, refHeld: boolean): Promise<ReturnTyp
       if (decision) await waitForPlacement(ctx, decision.orderId);
       decision = await ctx.db.tx((q) => reserve(q, ctx, p));
     }
-    if (decision.kind === 'existing') return createView(decision.order);
+    if (decision.kind === 'existing') return createView(decision.order, ctx.config.publicBaseUrl);
     if (issued) return createdView(ctx, order, issued);
 
     if (p.shutOut) {
@@ -255,7 +259,7 @@ async function place(ctx: Ctx, p: Prepared, refHeld: boolean): Promise<ReturnTyp
     const row = await markPlaced(ctx.db, order.id, result.payment, result.providerId, now);
     if (!row) throw new AppError('NO_AVAILABLE_METHOD', 'the order could not be placed in time; retry');
     ctx.metrics.ordersCreated.inc({ method: row.method, rail: row.rail ?? '' });
-    return createView(row);
+    return createView(row, ctx.config.publicBaseUrl);
   } finally {
     if (!issued) {
       placing.delete(order.id);
@@ -311,6 +315,6 @@ function createdView(ctx: Ctx, o: NewOrder, issued: Issued) {
   ctx.metrics.ordersCreated.inc({ method: o.method, rail: o.rail ?? '' });
   return createView({
     id: o.id, amount: o.amount, currency: o.currency, settled_amount: o.settledAmount, rate: o.rate, method: o.method, rail: o.rail,
-    status: 'Created', payment: issued.payment, created_at: o.createdAt, expires_at: o.expiresAt,
-  });
+    status: 'Created', payment: issued.payment, created_at: o.createdAt, expires_at: o.expiresAt, sandbox: o.sandbox,
+  }, ctx.config.publicBaseUrl);
 }

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { isMethod, isRailless, railServesCurrency, type Method } from '../domain/catalogue.js';
 import { fmt8 } from '../domain/money.js';
 import { priceCurrency, type Pricing } from '../domain/pricing.js';
-import { methodsPicture } from '../domain/providers.js';
+import { methodsPicture, orderModeOf } from '../domain/providers.js';
 import { keptCatalog, type CatalogVersions } from '../store/catalogVersions.js';
 import { listCurrencies, listRates, type CurrencyRow, type RateRow } from '../store/currencies.js';
 import type { DeskRow } from '../store/desks.js';
@@ -59,10 +59,11 @@ export function moneyModeOf(m: Pick<MerchantRow, 'status' | 'status_before_block
 
 /**
  * The merchant's balance, shared by its desks, as read with the desk at authentication: the
- * sandbox money while the merchant is in the sandbox, the live money once approved (web.md).
+ * sandbox money while the merchant is in the sandbox, the live money once approved (web.md). A
+ * test desk's key reads the sandbox money whatever the merchant's status: the money its orders move.
  */
-export function balanceOf(merchant: MerchantRow) {
-  return moneyModeOf(merchant) === 'sandbox'
+export function balanceOf(merchant: MerchantRow, desk?: Pick<DeskRow, 'sandbox'>) {
+  return desk?.sandbox || moneyModeOf(merchant) === 'sandbox'
     ? { currency: 'USD' as const, available: fmt8(merchant.sandbox_balance), mode: 'sandbox' as const }
     : { currency: 'USD' as const, available: fmt8(merchant.balance), mode: 'live' as const };
 }
@@ -76,9 +77,11 @@ export function deskRails(desk: DeskRow): (string | null)[] {
 export async function methodsFor(ctx: Ctx, desk: DeskRow, merchant?: MerchantRow | null, versions?: CatalogVersions | null) {
   const m = merchant ?? (await getMerchant(ctx.db, desk.merchant_id));
   const { views } = await loadProviderViews(ctx, versions?.providers);
-  const approved = m?.status === 'Active';
-  // An account under review with the sandbox off has no provider at all until approval.
-  const usable = approved || (m?.status === 'UnderReview' && m.sandbox) ? views : [];
+  // Live providers for a live desk of an approved merchant; the sandbox for a test desk and for an
+  // account under review; nothing for an account under review with the sandbox off, or blocked.
+  const mode = m ? orderModeOf(m, desk) : 'none';
+  const approved = mode === 'live';
+  const usable = mode !== 'none' && m?.status !== 'Blocked' ? views : [];
   const rails = methodsPicture(usable, { method: desk.method, rails: deskRails(desk), currencies: desk.currencies }, approved, (rail, code) =>
     railServesCurrency(desk.method as Method, rail, code),
   );

@@ -3,7 +3,7 @@ import { railServesCurrency, isMethod, isRailless, type Method } from '../domain
 import { AppError, type ErrorCode, type Refusal } from '../domain/errors.js';
 import { dec, fmt2, settle } from '../domain/money.js';
 import { checkCurrency, checkDeskLimits, resolveRail } from '../domain/orders.js';
-import { candidates } from '../domain/providers.js';
+import { candidates, orderModeOf } from '../domain/providers.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
 import { loadProviderViews } from '../providers/catalog.js';
@@ -184,7 +184,7 @@ export interface PublicLink {
   description: string;
   amount: string;
   currency: string;
-  /** Its orders are sandbox orders (the merchant is not approved): no money moves. */
+  /** Its orders are sandbox orders (a test desk, or a merchant not yet approved): no money moves. */
   sandbox: boolean;
 }
 
@@ -225,10 +225,10 @@ export async function linkRefusal(ctx: Ctx, link: LinkRow, desk: DeskRow, mercha
   const amount = fmt2(link.amount);
   const limits = checkDeskLimits(settle(dec(amount), pricing.rate), desk.min_usd, desk.max_usd);
   if (!limits.ok) return limits.refusal;
-  const approved = merchant.status === 'Active';
-  if (!approved && !merchant.sandbox) return { code: 'MERCHANT_NOT_APPROVED', detail: 'the account is under review and the sandbox is off' };
+  const mode = orderModeOf(merchant, desk);
+  if (mode === 'none') return { code: 'MERCHANT_NOT_APPROVED', detail: 'the account is under review and the sandbox is off' };
   const { views } = await loadProviderViews(ctx, versions.providers);
-  if (candidates(views, { approved, method: desk.method, rail: rail.value, currency: link.currency, amount }).length === 0) {
+  if (candidates(views, { approved: mode === 'live', method: desk.method, rail: rail.value, currency: link.currency, amount }).length === 0) {
     return { code: 'NO_AVAILABLE_METHOD', detail: `no provider accepts ${desk.method}${rail.value ? ` ${rail.value}` : ''} in ${link.currency} for ${amount}` };
   }
   return null;
@@ -254,7 +254,7 @@ export async function showPaymentLink(ctx: Ctx, id: string, client: string): Pro
   const [refusal, starts] = await Promise.all([linkRefusal(ctx, link, desk, merchant), startsOf(ctx, ctx.db, link.id, client)]);
   return {
     kind: 'link',
-    link: { id: link.id, merchantName: merchant.name, description: link.description, amount: fmt2(link.amount), currency: link.currency, sandbox: merchant.status !== 'Active' },
+    link: { id: link.id, merchantName: merchant.name, description: link.description, amount: fmt2(link.amount), currency: link.currency, sandbox: orderModeOf(merchant, desk) !== 'live' },
     refusal,
     open: openOrdersOf(starts),
   };

@@ -1,6 +1,9 @@
 /**
  * A merchant's statement of live money between two UTC days: `GET /admin/v1/merchants/{id}/statement`
- * and the cabinet's CSV of it read the same figures from here.
+ * and the cabinet's CSV of it read the same figures from here, as a stream: the balances at both
+ * ends first (from the daily rollup), then the entries a batch at a time, read from the database
+ * only as fast as the client takes them, so a year of a large merchant costs the server the same
+ * memory as a day.
  */
 import type { Ctx } from '../context.js';
 import { AppError } from '../domain/errors.js';
@@ -23,17 +26,100 @@ export function parseDay(v: string, field: string): Date {
 /** A statement covers at most this many days: a year and a day, so any calendar year fits. */
 const STATEMENT_MAX_DAYS = 366;
 
+/**
+ * A statement whose reader has taken nothing for this long is ended (its database read closed, its
+ * slot freed, its answer left incomplete): a client that stopped reading cannot hold a slot for ever.
+ */
+export const STATEMENT_STALL_MS = 60_000;
+
+/** How long a refused statement is told to wait (`Retry-After`): statements take seconds. */
+export const STATEMENT_RETRY_AFTER_MS = 5_000;
+
 export type StatementEntryType = 'credit' | 'reversal' | 'withdrawal';
 
 const ENTRY_TYPE: Record<string, StatementEntryType> = { credit: 'credit', reversal: 'reversal', withdrawal: 'withdrawal' };
 
+/** What is known before the first entry: the statement's fields but its entries, in the API's order. */
+export interface StatementHead {
+  merchantId: string;
+  from: string;
+  to: string;
+  currency: 'USD';
+  openingBalance: string;
+  closingBalance: string;
+}
+
+/** One line, in the API's field order. */
+export interface StatementEntry {
+  at: string;
+  type: StatementEntryType;
+  orderId: string | null;
+  withdrawalId: string | null;
+  amountUsd: string;
+  balanceUsd: string;
+}
+
 /**
- * The live balance at the start of `from`, every live ledger entry of the days `from` to `to`
- * (both included, UTC) oldest first with the running balance after it, and the balance at the end
- * of `to`. Opening plus the entries is closing, by construction; sandbox orders' entries are not
- * live money and are left out.
+ * An open statement: `entries` yields the lines a batch at a time, oldest first, each with the
+ * running balance after it, and throws after the last one if they do not add up to the closing
+ * balance. `close` ends the read and frees the slot; call it however the statement ends (it runs
+ * once, and by itself after the last entry or after `STATEMENT_STALL_MS` without a read).
  */
-export async function merchantStatement(ctx: Ctx, merchantId: string, query: { from?: string; to?: string }) {
+export interface OpenStatement {
+  head: StatementHead;
+  entries: AsyncIterable<StatementEntry[]>;
+  close(): Promise<void>;
+  /** Aborted when the statement is ended from here (its reader stalled): its answer must end too. */
+  ended: AbortSignal;
+}
+
+export type StatementOpening = { ok: true; statement: OpenStatement } | { ok: false; code: 'STATEMENTS_BUSY'; retryAfterMs: number };
+
+/**
+ * Statements being read in this process, in total and per merchant: each holds a database read
+ * (on the server a connection of its own) for as long as its client downloads it.
+ */
+class StatementSlots {
+  private open = 0;
+  private readonly perMerchant = new Map<string, number>();
+  constructor(
+    private readonly total: number,
+    private readonly merchantMax: number,
+  ) {}
+  take(merchantId: string): boolean {
+    const mine = this.perMerchant.get(merchantId) ?? 0;
+    if (this.open >= this.total || mine >= this.merchantMax) return false;
+    this.open++;
+    this.perMerchant.set(merchantId, mine + 1);
+    return true;
+  }
+  release(merchantId: string): void {
+    this.open--;
+    const mine = (this.perMerchant.get(merchantId) ?? 1) - 1;
+    if (mine > 0) this.perMerchant.set(merchantId, mine);
+    else this.perMerchant.delete(merchantId);
+  }
+}
+
+/** One set of slots per context: the cabinet and the operator API of a process share them. */
+const slotsOf = new WeakMap<Ctx, StatementSlots>();
+function slots(ctx: Ctx): StatementSlots {
+  let s = slotsOf.get(ctx);
+  if (!s) slotsOf.set(ctx, (s = new StatementSlots(ctx.config.statementExports.perProcess, ctx.config.statementExports.perMerchant)));
+  return s;
+}
+
+/** Lets timers, other requests and health probes run between two batches. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Opens the merchant's statement of the days `from` to `to` (both included, UTC; today by
+ * default): every refusal that can be known before the first byte comes here, thrown as the API's
+ * codes (`VALIDATION_ERROR`, `MERCHANT_NOT_FOUND`) or returned (`STATEMENTS_BUSY`: the merchant's or
+ * the process's statements at their limit). Sandbox orders' entries are not live money and are
+ * left out. Opening plus the entries is closing, checked after the last entry.
+ */
+export async function openMerchantStatement(ctx: Ctx, merchantId: string, query: { from?: string; to?: string }): Promise<StatementOpening> {
   const fromDay = query.from ?? today(ctx);
   const toDay = query.to ?? today(ctx);
   const from = parseDay(fromDay, 'from');
@@ -41,19 +127,90 @@ export async function merchantStatement(ctx: Ctx, merchantId: string, query: { f
   if (to.getTime() < from.getTime()) throw new AppError('VALIDATION_ERROR', 'to: must not be before from');
   if ((to.getTime() - from.getTime()) / DAY_MS >= STATEMENT_MAX_DAYS) throw new AppError('VALIDATION_ERROR', `to: a statement covers at most ${STATEMENT_MAX_DAYS} days`);
   if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
-  const end = new Date(to.getTime() + DAY_MS);
-  const [opening, lines] = await Promise.all([store.liveOpeningBalance(ctx.db, merchantId, from), store.liveLedgerLines(ctx.db, merchantId, from, end)]);
-  let balance = dec(opening);
-  const entries = lines.map((l) => {
-    balance = balance.plus(l.amount);
-    return {
-      at: isoSeconds(l.created_at),
-      type: ENTRY_TYPE[l.kind] ?? ((dec(l.amount).lt(0) ? 'reversal' : 'credit') as StatementEntryType),
-      orderId: l.order_id,
-      withdrawalId: l.withdrawal_id,
-      amountUsd: fmt8(l.amount),
-      balanceUsd: fmt8(balance),
-    };
-  });
-  return { merchantId, from: fromDay, to: toDay, currency: 'USD' as const, openingBalance: fmt8(opening), closingBalance: fmt8(balance), entries };
+  const slotSet = slots(ctx);
+  if (!slotSet.take(merchantId)) {
+    ctx.metrics.statements.inc({ outcome: 'busy' });
+    return { ok: false, code: 'STATEMENTS_BUSY', retryAfterMs: STATEMENT_RETRY_AFTER_MS };
+  }
+  let read: store.StatementRead;
+  try {
+    read = await store.openStatementRead(ctx.db, merchantId, { firstDay: fromDay, lastDay: toDay, from, to: new Date(to.getTime() + DAY_MS) });
+  } catch (err) {
+    slotSet.release(merchantId);
+    throw err;
+  }
+  ctx.metrics.statementsOpen.inc();
+  let closed = false;
+  let outcome = 'aborted';
+  const ended = new AbortController();
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    slotSet.release(merchantId);
+    ctx.metrics.statementsOpen.dec();
+    ctx.metrics.statements.inc({ outcome });
+    await read.close();
+  };
+  const bounds = read.bounds;
+  if (!bounds) {
+    await close();
+    throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+  }
+  const head: StatementHead = { merchantId, from: fromDay, to: toDay, currency: 'USD', openingBalance: fmt8(bounds.opening), closingBalance: fmt8(bounds.closing) };
+  let lastRead = ctx.clock.now();
+  watchStall(ctx, () => closed, () => lastRead, close, () => ended.abort(new Error('the statement\'s reader took nothing for too long')));
+
+  async function* entries(): AsyncGenerator<StatementEntry[]> {
+    try {
+      let balance = dec(bounds!.opening);
+      for await (const lines of read.lines) {
+        if (closed) throw new Error('the statement was closed while it was read');
+        const batch = lines.map((l): StatementEntry => {
+          balance = balance.plus(l.amount);
+          return {
+            at: isoSeconds(l.created_at),
+            type: ENTRY_TYPE[l.kind] ?? (dec(l.amount).lt(0) ? 'reversal' : 'credit'),
+            orderId: l.order_id,
+            withdrawalId: l.withdrawal_id,
+            amountUsd: fmt8(l.amount),
+            balanceUsd: fmt8(balance),
+          };
+        });
+        ctx.metrics.statementRows.inc(batch.length);
+        yield batch;
+        lastRead = ctx.clock.now();
+        await nextTurn();
+      }
+      if (closed) throw new Error('the statement was closed while it was read');
+      // Both ends come from the rollup, the lines from the ledger: a difference is a fault of the
+      // data, and the statement must not look complete.
+      if (!balance.eq(bounds!.closing)) {
+        outcome = 'failed';
+        ctx.log.error({ merchantId, from: fromDay, to: toDay, entriesEnd: fmt8(balance), closing: fmt8(bounds!.closing) }, 'statement entries do not add up to the rollup\'s closing balance');
+        throw new Error(`statement of ${merchantId} ${fromDay}..${toDay}: the entries end at ${fmt8(balance)}, the rollup at ${fmt8(bounds!.closing)}`);
+      }
+      outcome = 'complete';
+    } catch (err) {
+      if (outcome === 'aborted' && !closed) outcome = 'failed';
+      throw err;
+    } finally {
+      await close();
+    }
+  }
+  return { ok: true, statement: { head, entries: { [Symbol.asyncIterator]: entries }, close, ended: ended.signal } };
+}
+
+/** Ends the statement once its reader has taken nothing for `STATEMENT_STALL_MS` (on the injected clock). */
+function watchStall(ctx: Ctx, isClosed: () => boolean, lastRead: () => number, close: () => Promise<void>, onStall: () => void): void {
+  void (async () => {
+    while (!isClosed()) {
+      await ctx.clock.sleep(lastRead() + STATEMENT_STALL_MS - ctx.clock.now());
+      if (isClosed()) return;
+      if (ctx.clock.now() - lastRead() >= STATEMENT_STALL_MS) {
+        ctx.log.info({ stalledMs: ctx.clock.now() - lastRead() }, 'statement reader stalled; statement ended');
+        await close();
+        onStall();
+      }
+    }
+  })().catch((err) => ctx.log.error({ err }, 'statement stall watch failed'));
 }

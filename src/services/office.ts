@@ -13,7 +13,8 @@ import { listOrderEvents } from '../store/outbox.js';
 import { getAppealForReview, reviewView } from './appeals.js';
 import { auditView, listAudit } from './audit.js';
 import { userView } from './accounts.js';
-import { liveCoverageWarnings, listCurrencyViews, listDeskViews, listRateViews, merchantWithBalanceView, tariffView } from './operator.js';
+import { demoRateWarnings, liveCoverageWarnings, listCurrencyViews, listDeskViews, listRateViews, merchantWithBalanceView, tariffView } from './operator.js';
+import { applicationQueue, findMerchantApplication } from './applications.js';
 import { listProviderViews, providerViewById } from './providersAdmin.js';
 import { operatorOrderView } from './orderViews.js';
 import { pageOf, type Page } from './paging.js';
@@ -38,17 +39,9 @@ export async function queueCounts(ctx: Ctx): Promise<QueueCounts> {
   return office.queueCounts(ctx.db, new Date(ctx.clock.now()));
 }
 
+/** The review queue: submitted applications, the longest waiting first (`applicationQueue`). */
 export async function reviewQueue(ctx: Ctx) {
-  const rows = await office.merchantsUnderReview(ctx.db, QUEUE_ROWS);
-  return rows.map((m) => ({
-    id: m.id,
-    name: m.name,
-    sandbox: m.sandbox,
-    createdAt: isoSeconds(m.created_at),
-    desks: Number(m.desks),
-    sandboxOrders: Number(m.sandbox_orders),
-    sandboxCompleted: Number(m.sandbox_completed),
-  }));
+  return applicationQueue(ctx);
 }
 
 /** Open appeals of live (or sandbox) orders, the nearest SLA first, each saying whether a receipt file came with it. */
@@ -63,11 +56,11 @@ export async function appealQueue(ctx: Ctx, after?: string, sandbox = false) {
 }
 
 export async function payedQueue(ctx: Ctx) {
-  return (await office.payedPoolOrders(ctx.db, QUEUE_ROWS)).map(operatorOrderView);
+  return (await office.payedPoolOrders(ctx.db, QUEUE_ROWS)).map((o) => operatorOrderView(o, ctx.config.publicBaseUrl));
 }
 
 export async function reconcileQueue(ctx: Ctx) {
-  return (await office.ordersToReconcile(ctx.db, QUEUE_ROWS)).map(operatorOrderView);
+  return (await office.ordersToReconcile(ctx.db, QUEUE_ROWS)).map((o) => operatorOrderView(o, ctx.config.publicBaseUrl));
 }
 
 export async function callbackQueue(ctx: Ctx) {
@@ -96,7 +89,7 @@ function merchantMoneyView(m: office.MerchantMoneyRow) {
 export async function merchantOverview(ctx: Ctx, id: string, sandbox = false) {
   const row = await office.merchantWithMoney(ctx.db, id);
   if (!row) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${id}`);
-  const [users, desks, ledger, withdrawals, audit, warnings, tariffs] = await Promise.all([
+  const [users, desks, ledger, withdrawals, audit, warnings, tariffs, application, rateWarnings] = await Promise.all([
     office.merchantUsers(ctx.db, id),
     listDeskViews(ctx, { merchantId: id, limit: 500 }),
     office.ledgerOfMode(ctx.db, id, sandbox, 100),
@@ -104,6 +97,8 @@ export async function merchantOverview(ctx: Ctx, id: string, sandbox = false) {
     listAudit(ctx, { objectId: id, limit: 50 }),
     liveCoverageWarnings(ctx, id),
     office.listTariffs(ctx.db),
+    findMerchantApplication(ctx, id),
+    demoRateWarnings(ctx, id),
   ]);
   return {
     merchant: merchantMoneyView(row),
@@ -114,6 +109,10 @@ export async function merchantOverview(ctx: Ctx, id: string, sandbox = false) {
     audit: audit.items,
     warnings,
     tariffs: tariffs.map(tariffView),
+    /** Its application for approval, or null when it wrote none. */
+    application,
+    /** One line per currency of its desks priced by a demo rate (the approval's `warnings` name them too). */
+    rateWarnings,
   };
 }
 
@@ -195,7 +194,7 @@ export async function searchOrders(ctx: Ctx, input: OrderSearchInput, o: { sandb
     beforeSeq = seq;
   }
   const rows = await office.searchOrders(ctx.db, { ...filter, beforeSeq, limit: o.limit + 1 });
-  const page = pageOf(rows, o.limit, operatorOrderView, (r) => r.id);
+  const page = pageOf(rows, o.limit, (r) => operatorOrderView(r, ctx.config.publicBaseUrl), (r) => r.id);
   const filtered = ORDER_FILTERS.some((k) => input[k]);
   const elsewhere = page.items.length === 0 && !o.before && filtered ? (await office.searchOrders(ctx.db, { ...filter, sandbox: !o.sandbox, limit: 1 })).length > 0 : false;
   return { ...page, elsewhere };
@@ -208,7 +207,7 @@ export function exportOrders(ctx: Ctx, input: OrderSearchInput, sandbox: boolean
     let beforeSeq: number | undefined;
     for (;;) {
       const rows = await office.searchOrders(ctx.db, { ...filter, beforeSeq, limit: EXPORT_BATCH });
-      for (const r of rows) yield operatorOrderView(r);
+      for (const r of rows) yield operatorOrderView(r, ctx.config.publicBaseUrl);
       if (rows.length < EXPORT_BATCH) return;
       beforeSeq = rows[rows.length - 1]!.seq;
     }
@@ -336,7 +335,8 @@ export async function dashboard(ctx: Ctx, sandbox = false) {
     office.ordersByStatus(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
     office.conversionByMethod(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
     office.providerDailyOutcomes(ctx.db, new Date(now - 7 * DAY_MS), null, sandbox),
-    office.callbackStates(ctx.db, new Date(now - DAY_MS), sandbox),
+    // The hours of the last day (this one included) from the callback rollup, at most a minute old.
+    office.callbackStatesByHour(ctx.db, new Date(now - DAY_MS + 3_600_000), sandbox),
     listProviderViews(ctx),
   ]);
   const names = new Map(providerList.map((p) => [p.id, p.name]));
@@ -406,6 +406,7 @@ export async function ratesOverview(ctx: Ctx) {
       code,
       currency: byCode.get(code) ?? null,
       rate: r?.rate ?? null,
+      source: r?.source ?? null,
       manualRate: r?.manualRate ?? null,
       manualSetAt: r?.manualSetAt ?? null,
       marketRate: r?.marketRate ?? null,

@@ -13,7 +13,9 @@ import type { DeskRow } from '../store/desks.js';
 import type { DeskSettings, NewDeskSettings } from '../schemas/admin.js';
 import { checkDeskCallbackUrl } from './callbackUrls.js';
 import { pageOf } from './paging.js';
-import { balanceOf } from './gatewayReads.js';
+import { balanceOf, moneyModeOf } from './gatewayReads.js';
+import { recordApproval } from './applications.js';
+import type { Queryable } from '../store/db.js';
 import { deskWithoutLiveProvider } from '../domain/providers.js';
 import { loadProviderViews } from '../providers/catalog.js';
 
@@ -44,9 +46,11 @@ export function deskView(d: DeskRow) {
     callbackUrl: d.callback_url,
     callbacksEnabled: d.callbacks_enabled,
     tariffId: d.tariff_id,
+    noFee: d.no_fee,
     enabled: d.enabled,
     stopReason: d.stop_reason,
     createdAt: isoSeconds(d.created_at),
+    sandbox: d.sandbox,
   };
 }
 
@@ -75,20 +79,68 @@ async function must<T>(p: Promise<T | null>, id: string): Promise<T> {
 
 /**
  * Approves the account: live providers serve it from now on. It approves whatever the providers,
- * and `warnings` names each desk that no live provider can serve yet (one line per desk).
+ * and `warnings` names each desk that no live provider can serve yet (one line per desk) and each
+ * currency of its desks priced by a demo rate.
+ *
+ * No live order is priced at a fee nobody chose: a live desk without a tariff (made while no
+ * default existed, and no fee not chosen by an operator) gets the default tariff here, in the
+ * approval's transaction; with no default, the approval is refused with TARIFF_REQUIRED naming
+ * those desks, and nothing changes. The merchant's application is approved with it and its owners
+ * are mailed (`recordApproval`). Approving an approved merchant again changes nothing.
  */
 export async function approveMerchant(ctx: Ctx, id: string) {
-  const m = await must(merchants.getMerchant(ctx.db, id), id);
-  // Approving a blocked account takes effect when it is unblocked: the block stays in force.
-  if (m.status === 'Blocked') await merchants.approveAfterUnblock(ctx.db, id);
-  else await must(merchants.setMerchantStatus(ctx.db, id, 'Active'), id);
-  return { ...merchantView((await merchants.getMerchant(ctx.db, id))!), warnings: await liveCoverageWarnings(ctx, id) };
+  await ctx.db.tx(async (q) => {
+    // Held until the transaction ends: a desk created meanwhile waits (createDesk) and is seen here after.
+    const m = await must(merchants.getMerchant(q, id, { forUpdate: true }), id);
+    if (moneyModeOf(m) === 'live') return;
+    await priceDesksOf(q, m.id);
+    // Approving a blocked account takes effect when it is unblocked: the block stays in force.
+    if (m.status === 'Blocked') await merchants.approveAfterUnblock(q, id);
+    else await must(merchants.setMerchantStatus(q, id, 'Active'), id);
+    await recordApproval(ctx, q, m);
+  });
+  const [coverage, rates] = await Promise.all([liveCoverageWarnings(ctx, id), demoRateWarnings(ctx, id)]);
+  return { ...merchantView((await merchants.getMerchant(ctx.db, id))!), warnings: [...coverage, ...rates] };
 }
 
-/** One line per desk of the merchant (enabled or not) that no live provider serves: its live orders would answer NO_AVAILABLE_METHOD. */
+/** Gives the merchant's live desks that have no tariff the default one; TARIFF_REQUIRED naming them when there is none. */
+async function priceDesksOf(q: Queryable, merchantId: string): Promise<void> {
+  const unpriced = await desks.desksWithoutTariff(q, merchantId);
+  if (unpriced.length === 0) return;
+  const fallback = await tariffs.getDefaultTariff(q);
+  if (!fallback) {
+    throw new AppError(
+      'TARIFF_REQUIRED',
+      `no default tariff exists and these desks have no tariff: ${unpriced.map((d) => `${d.name} (${d.id})`).join(', ')}; give each a tariff (PATCH /admin/v1/desks/{id}), or make a tariff the default`,
+    );
+  }
+  await desks.giveTariffToDesksWithout(q, merchantId, fallback.id);
+}
+
+/**
+ * One line per currency of the merchant's live desks whose rate in force is the demo data's manual
+ * rate: live orders in it would be priced on a rate nobody set for real.
+ */
+export async function demoRateWarnings(ctx: Ctx, merchantId: string): Promise<string[]> {
+  const rows = await desks.listDesks(ctx.db, { merchantId, limit: 500 });
+  const codes = [...new Set(rows.filter((d) => !d.sandbox).flatMap((d) => d.currencies))].sort();
+  if (codes.length === 0) return [];
+  const rates = await currencies.getRates(ctx.db, codes);
+  return codes.flatMap((code) => {
+    const r = rates.get(code);
+    if (!r || r.manual_rate === null || !r.manual_demo) return [];
+    return [`${code} is priced by the demo rate (${fmt8(r.manual_rate)} ${code} per USD) that came with the demo data: set a real rate (PUT /admin/v1/rates/${code}) before live orders in ${code}`];
+  });
+}
+
+/**
+ * One line per live desk of the merchant (enabled or not) that no live provider serves: its live
+ * orders would answer NO_AVAILABLE_METHOD. Test desks never take live orders, so none is named.
+ */
 export async function liveCoverageWarnings(ctx: Ctx, merchantId: string): Promise<string[]> {
   const [{ views }, rows] = await Promise.all([loadProviderViews(ctx), desks.listDesks(ctx.db, { merchantId, limit: 500 })]);
   return rows
+    .filter((d) => !d.sandbox)
     .map((d) => deskWithoutLiveProvider(views, { id: d.id, name: d.name, method: d.method, rails: d.rails, currencies: d.currencies }))
     .filter((w): w is string => w !== null);
 }
@@ -185,9 +237,20 @@ export async function patchTariff(ctx: Ctx, id: string, patch: { name?: string; 
   });
 }
 
-/** The tariff a desk gets when its creator names none: the default one, else none (no fee). */
-async function defaultTariffId(ctx: Ctx): Promise<string | null> {
-  return (await tariffs.getDefaultTariff(ctx.db))?.id ?? null;
+/**
+ * The tariff of a new desk and whether its zero fee was chosen: the one named; `null` named, no fee
+ * (an operator's choice); none named, the default tariff, else no tariff yet: a desk that waits for
+ * its merchant's approval to get the default, or, for a merchant already approved (whose orders are
+ * live at once), TARIFF_REQUIRED. A test desk never prices live money and may wait for ever.
+ */
+async function tariffOfNewDesk(q: Queryable, m: MerchantRow, d: { tariffId?: string | null; sandbox?: boolean }): Promise<{ tariffId: string | null; noFee: boolean }> {
+  if (d.tariffId !== undefined) return { tariffId: d.tariffId, noFee: d.tariffId === null };
+  const fallback = await tariffs.getDefaultTariff(q);
+  if (fallback) return { tariffId: fallback.id, noFee: false };
+  if (moneyModeOf(m) === 'live' && d.sandbox !== true) {
+    throw new AppError('TARIFF_REQUIRED', 'no default tariff exists and the merchant is approved: name a tariffId for the desk, or make a tariff the default');
+  }
+  return { tariffId: null, noFee: false };
 }
 
 // ---- desks
@@ -226,28 +289,41 @@ async function validateDeskFields(ctx: Ctx, method: string, d: DeskInput): Promi
 /**
  * A new desk. Without `name` it is called "Desk N"; without `tariffId` (undefined, not null) it
  * gets the default tariff, so a desk a merchant creates never trades at zero fee unless an
- * operator chose that (`tariffId: null`).
+ * operator chose that (`tariffId: null`). `sandbox: true` makes a test desk (any merchant may have
+ * one, approved or not); without it the desk is live, its orders following the merchant's status.
  */
-export async function createDesk(ctx: Ctx, merchantId: string, d: Required<Omit<NewDeskSettings, 'name' | 'tariffId'>> & Pick<NewDeskSettings, 'name' | 'tariffId'>) {
-  const m = await merchants.getMerchant(ctx.db, merchantId);
-  if (!m) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+export async function createDesk(
+  ctx: Ctx,
+  merchantId: string,
+  d: Required<Omit<NewDeskSettings, 'name' | 'tariffId' | 'sandbox'>> & Pick<NewDeskSettings, 'name' | 'tariffId' | 'sandbox'>,
+) {
+  if (!(await merchants.getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
   await validateDeskFields(ctx, d.method, d);
   const secret = newSecret();
-  const row = await desks.insertDesk(ctx.db, {
-    id: newId('dsk'),
-    merchantId,
-    name: d.name?.trim() ?? null,
-    key: `shp_${randomId26()}`,
-    secretEnc: ctx.box.seal(secret),
-    method: d.method,
-    rails: d.rails,
-    currencies: d.currencies,
-    minUsd: d.minUsd,
-    maxUsd: d.maxUsd,
-    callbackUrl: d.callbackUrl,
-    callbacksEnabled: d.callbacksEnabled,
-    tariffId: d.tariffId === undefined ? await defaultTariffId(ctx) : d.tariffId,
-    at: now(ctx),
+  // The merchant's row held (shared) while the desk is priced and written: an approval running at
+  // once either waits for the desk and gives it the default, or comes first and this desk is
+  // priced as an approved merchant's.
+  const row = await ctx.db.tx(async (q) => {
+    const m = (await merchants.getMerchant(q, merchantId, { forShare: true }))!;
+    const price = await tariffOfNewDesk(q, m, d);
+    return desks.insertDesk(q, {
+      id: newId('dsk'),
+      merchantId,
+      name: d.name?.trim() ?? null,
+      key: `shp_${randomId26()}`,
+      secretEnc: ctx.box.seal(secret),
+      method: d.method,
+      rails: d.rails,
+      currencies: d.currencies,
+      minUsd: d.minUsd,
+      maxUsd: d.maxUsd,
+      callbackUrl: d.callbackUrl,
+      callbacksEnabled: d.callbacksEnabled,
+      tariffId: price.tariffId,
+      noFee: price.noFee,
+      sandbox: d.sandbox ?? false,
+      at: now(ctx),
+    });
   });
   // The only time the secret leaves the service.
   return { ...deskView(row), secret };
@@ -278,7 +354,9 @@ export async function patchDesk(ctx: Ctx, id: string, patch: DeskInput) {
   // Only the fields a desk's owner may change are passed on, whatever else the caller's object holds.
   const { enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId } = patch;
   const name = patch.name?.trim();
-  return deskView((await desks.updateDesk(ctx.db, id, { name, enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId }))!);
+  // A tariff named or `null` (no fee, chosen) replaces what the desk had, its wait for the default included.
+  const noFee = tariffId === undefined ? undefined : tariffId === null;
+  return deskView((await desks.updateDesk(ctx.db, id, { name, enabled, rails, currencies, minUsd, maxUsd, callbackUrl, callbacksEnabled, tariffId, noFee }))!);
 }
 
 export async function stopDesk(ctx: Ctx, id: string, reason: string) {
@@ -321,6 +399,8 @@ export function rateView(r: currencies.RateRow) {
     code: r.code,
     /** The rate in force from this row before spread: the manual one if set, else the market one. */
     rate: r.manual_rate !== null ? fmt8(r.manual_rate) : r.market_rate !== null ? fmt8(r.market_rate) : null,
+    /** Where that rate comes from: the demo data's manual rate, an operator's, the market's; null without one. */
+    source: r.manual_rate !== null ? (r.manual_demo ? 'demo' : 'manual') : r.market_rate !== null ? 'market' : null,
     manualRate: r.manual_rate === null ? null : fmt8(r.manual_rate),
     manualSetAt: r.manual_set_at ? isoSeconds(r.manual_set_at) : null,
     marketRate: r.market_rate === null ? null : fmt8(r.market_rate),
@@ -338,9 +418,10 @@ export async function listCurrencyViews(ctx: Ctx) {
   return (await currencies.listCurrencies(ctx.db)).map(currencyView);
 }
 
-export async function putManualRate(ctx: Ctx, code: string, rate: string) {
+/** Sets a manual rate; `demo`: the demo data sets it (`source: "demo"`), and an operator's rate set later replaces the mark. */
+export async function putManualRate(ctx: Ctx, code: string, rate: string, o: { demo?: boolean } = {}) {
   if (dec(rate).lte(0)) throw new AppError('VALIDATION_ERROR', 'rate: must be greater than zero');
-  return rateView(await currencies.setManualRate(ctx.db, code, fmt8(rate), now(ctx)));
+  return rateView(await currencies.setManualRate(ctx.db, code, fmt8(rate), now(ctx), o.demo === true));
 }
 
 export async function deleteManualRate(ctx: Ctx, code: string) {

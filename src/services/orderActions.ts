@@ -102,22 +102,22 @@ async function onLockedOrder<T>(ctx: Ctx, scope: OrderScope, id: string, action:
 export const simulatePayment = (ctx: Ctx, scope: OrderScope, id: string) =>
   onLockedOrder(ctx, scope, id, async (q, o) => {
     if (!o.sandbox) throw new AppError('INVALID_TRANSITION', 'simulate-payment is for sandbox orders; live orders use report-payment and confirm');
-    return orderView(await completeInTx(q, ctx, o, 'simulate'));
+    return orderView(await completeInTx(q, ctx, o, 'simulate'), ctx.config.publicBaseUrl);
   });
 export const reportPayment = (ctx: Ctx, id: string, payerReference: string | null = null) =>
-  onLockedOrder(ctx, {}, id, async (q, o) => orderView(await reportPaymentInTx(q, ctx, o, payerReference)));
-export const confirmPayment = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await confirmInTx(q, ctx, o)));
-export const rejectOrder = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await rejectInTx(q, ctx, o)));
+  onLockedOrder(ctx, {}, id, async (q, o) => orderView(await reportPaymentInTx(q, ctx, o, payerReference), ctx.config.publicBaseUrl));
+export const confirmPayment = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await confirmInTx(q, ctx, o), ctx.config.publicBaseUrl));
+export const rejectOrder = (ctx: Ctx, id: string) => onLockedOrder(ctx, {}, id, async (q, o) => orderView(await rejectInTx(q, ctx, o), ctx.config.publicBaseUrl));
 export const reverseOrder = (ctx: Ctx, id: string, reason: string) =>
   onLockedOrder(ctx, {}, id, async (q, o) => ({
-    order: orderView(o),
+    order: orderView(o, ctx.config.publicBaseUrl),
     reversal: { amount: await reverseInTx(q, ctx, o, reason), currency: 'USD' as const, reason },
   }));
 
 /** POST /gw/v1/orders/{id}/cancel: only unpaid orders; a cancelled order is a no-op; the reason is stored. */
 export async function cancelByMerchant(ctx: Ctx, scope: OrderScope, idOrRef: string, reason: string | null) {
   return onLockedOrder(ctx, scope, idOrRef, async (q, o) => {
-    if (o.status === 'Canceled') return orderView(o);
+    if (o.status === 'Canceled') return orderView(o, ctx.config.publicBaseUrl);
     if (!allowedFrom('cancel', o.status)) {
       switch (o.status) {
         case 'Completed':
@@ -128,7 +128,7 @@ export async function cancelByMerchant(ctx: Ctx, scope: OrderScope, idOrRef: str
           throw new AppError('ORDER_IN_DISPUTE', `order ${o.id} has an open appeal`);
       }
     }
-    return orderView(await cancelInTx(q, ctx, o, 'cancel', { subStatus: 'Cancelled', reason: reason ?? 'cancelled by merchant' }));
+    return orderView(await cancelInTx(q, ctx, o, 'cancel', { subStatus: 'Cancelled', reason: reason ?? 'cancelled by merchant' }), ctx.config.publicBaseUrl);
   });
 }
 

@@ -7,8 +7,18 @@ import type { OrderRow, OrderViewRow } from '../store/orders.js';
 /** Every key always present; keys the rail does not use are null. */
 export const paymentView = paymentOf;
 
-/** The 201 create response: exactly the spec's create fields; orderRef is always null here. */
-export function createView(o: Pick<OrderRow, 'id' | 'amount' | 'currency' | 'settled_amount' | 'rate' | 'method' | 'rail' | 'status' | 'payment' | 'created_at' | 'expires_at'>) {
+/**
+ * The absolute address of the order's payment page, where the merchant sends the customer:
+ * `{PUBLIC_URL}/pay/{id}` (`publicUrl` has no trailing slash).
+ */
+export function payPageUrlOf(publicUrl: string, orderId: string): string {
+  return `${publicUrl}/pay/${orderId}`;
+}
+
+type CreateViewRow = Pick<OrderRow, 'id' | 'amount' | 'currency' | 'settled_amount' | 'rate' | 'method' | 'rail' | 'status' | 'payment' | 'created_at' | 'expires_at' | 'sandbox'>;
+
+/** The spec's create fields; orderRef is always null here. */
+function specCreateFields(o: CreateViewRow) {
   return {
     id: o.id,
     orderRef: null,
@@ -25,10 +35,18 @@ export function createView(o: Pick<OrderRow, 'id' | 'amount' | 'currency' | 'set
   };
 }
 
-/** GET /gw/v1/orders/{id}: the create fields plus the get fields. */
-export function orderView(o: OrderViewRow) {
+/**
+ * The 201 create response: the spec's create fields, then whether it is a sandbox order and the
+ * address of its payment page (`publicUrl`: the configured PUBLIC_URL).
+ */
+export function createView(o: CreateViewRow, publicUrl: string) {
+  return { ...specCreateFields(o), sandbox: o.sandbox, payPageUrl: payPageUrlOf(publicUrl, o.id) };
+}
+
+/** The get fields of an order (the create fields plus the spec's get fields), then `sandbox`: the order as the cabinet's pages read it. */
+export function orderFields(o: OrderViewRow) {
   return {
-    ...createView(o),
+    ...specCreateFields(o),
     orderRef: o.order_ref,
     subStatus: o.sub_status,
     payerReference: o.payer_reference,
@@ -38,12 +56,21 @@ export function orderView(o: OrderViewRow) {
     finishedAt: isoOrNull(o.finished_at),
     description: o.description ?? null,
     paidAmount: paidAmountOf(o),
+    sandbox: o.sandbox,
   };
 }
 
+/**
+ * GET /gw/v1/orders/{id} and every other order read: the get fields, then `sandbox` and the
+ * address of the payment page (D24: new fields are added after the spec's own).
+ */
+export function orderView(o: OrderViewRow, publicUrl: string) {
+  return { ...orderFields(o), payPageUrl: payPageUrlOf(publicUrl, o.id) };
+}
+
 /** The operator's order: the get fields plus who it belongs to and who served it. */
-export function operatorOrderView(o: OrderRow) {
-  return { ...orderView(o), deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id, sandbox: o.sandbox };
+export function operatorOrderView(o: OrderRow, publicUrl: string) {
+  return { ...orderView(o, publicUrl), deskId: o.desk_id, merchantId: o.merchant_id, providerId: o.provider_id };
 }
 
 /**
@@ -57,7 +84,8 @@ export function paidAmountOf(o: Pick<OrderRow, 'status' | 'amount' | 'paid_amoun
 
 /**
  * The callback body, in the spec's field order; serialised once and kept as the exact bytes sent.
- * A completed order's body also says what it was paid (`paidAmount`, after `amount`'s siblings).
+ * A completed order's body also says what it was paid (`paidAmount`, after `amount`'s siblings),
+ * and every body ends with `sandbox`: whether the order is a sandbox order (no money moved).
  */
 export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): string {
   return JSON.stringify({
@@ -71,6 +99,7 @@ export function eventBody(o: OrderRow, event: EventKind, occurredAtMs: number): 
     method: o.method,
     rail: o.rail,
     occurredAt: isoMillis(occurredAtMs),
+    sandbox: o.sandbox,
   });
 }
 

@@ -19,7 +19,7 @@ export async function findOrderRow(ctx: Ctx, scope: OrderScope, idOrRef: string)
 
 /** `GET /gw/v1/orders/{id}` and the cabinet's order: the Order get fields. */
 export async function getOrder(ctx: Ctx, scope: OrderScope, idOrRef: string) {
-  return orderView(await findOrderRow(ctx, scope, idOrRef));
+  return orderView(await findOrderRow(ctx, scope, idOrRef), ctx.config.publicBaseUrl);
 }
 
 /**
@@ -32,12 +32,12 @@ export async function getOrderAtOnce(ctx: Ctx, auth: PendingAuth, idOrRef: strin
   if (!r.claimed) return null;
   auth.settledBy();
   if (!r.order) throw orderNotFound(idOrRef);
-  return orderView(r.order);
+  return orderView(r.order, ctx.config.publicBaseUrl);
 }
 
-/** The operator's order: the get fields plus desk, merchant, provider and sandbox. */
+/** The operator's order: the get fields plus desk, merchant and provider. */
 export async function getOperatorOrder(ctx: Ctx, id: string) {
-  return operatorOrderView(await findOrderRow(ctx, {}, id));
+  return operatorOrderView(await findOrderRow(ctx, {}, id), ctx.config.publicBaseUrl);
 }
 
 export interface OrderListQuery {
@@ -89,5 +89,5 @@ export async function listOrderRows(ctx: Ctx, scope: OrderScope, query: OrderLis
 /** `GET /admin/v1/orders`: the operator's order view per item. */
 export async function listOperatorOrders(ctx: Ctx, query: OrderListQuery) {
   const page = await listOrderRows(ctx, {}, query);
-  return { ...page, items: page.items.map(operatorOrderView) };
+  return { ...page, items: page.items.map((o) => operatorOrderView(o, ctx.config.publicBaseUrl)) };
 }

@@ -18,6 +18,10 @@ export const PAY_PAGE_LIMIT: LimitSpec = { points: 100, durationSec: 10, queued:
 export const PAYER_REFERENCE_LIMIT: LimitSpec = { points: 10, durationSec: 60, queued: 0 };
 /** Cabinet and back-office sign-in: 10 per minute per client IP, the 11th refused (per account: ACCOUNT_LOCK). */
 export const SIGN_IN_LIMIT: LimitSpec = { points: 10, durationSec: 60, queued: 0 };
+/** Forgotten-password requests per client IP: the 21st within an hour answers 429. */
+export const PASSWORD_RESET_CLIENT_LIMIT: LimitSpec = { points: 20, durationSec: 3600, queued: 0 };
+/** Reset links mailed per address (typed, whether it has an account or not): 3 an hour, then none until the hour ends. */
+export const PASSWORD_RESET_ADDRESS_LIMIT: LimitSpec = { points: 3, durationSec: 3600, queued: 0 };
 
 export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
 
@@ -34,6 +38,10 @@ export interface RateLimits {
   payPage: Limiter;
   payerReference: Limiter;
   signIn: Limiter;
+  /** Forgotten-password requests per client IP. */
+  passwordResetClient: Limiter;
+  /** Reset links per email address, so nobody can fill a stranger's mailbox with them. */
+  passwordResetAddress: Limiter;
   /** Password and code checks per account, from whatever addresses: see ACCOUNT_LOCK. */
   accountChecks: AccountGuard;
   /** Codes tried per second-factor challenge: see CHALLENGE_ATTEMPTS. */
@@ -396,6 +404,8 @@ export function createRateLimits(redis: Redis | null, specs: Partial<Record<keyo
     payPage: limiter(specs.payPage ?? PAY_PAGE_LIMIT, 'pay-page', redis, clock),
     payerReference: limiter(specs.payerReference ?? PAYER_REFERENCE_LIMIT, 'payer-ref', redis, clock),
     signIn: limiter(specs.signIn ?? SIGN_IN_LIMIT, 'sign-in', redis, clock),
+    passwordResetClient: limiter(specs.passwordResetClient ?? PASSWORD_RESET_CLIENT_LIMIT, 'reset-client', redis, clock),
+    passwordResetAddress: limiter(specs.passwordResetAddress ?? PASSWORD_RESET_ADDRESS_LIMIT, 'reset-address', redis, clock),
     accountChecks: accountGuard(redis),
     challengeAttempts: attemptCap(redis, CHALLENGE_ATTEMPTS, 'challenge'),
   };

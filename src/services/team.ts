@@ -4,6 +4,8 @@ import { AppError } from '../domain/errors.js';
 import { passwordProblem } from '../domain/passwords.js';
 import { isoSeconds } from '../domain/time.js';
 import { newId } from '../ids.js';
+import { queueMail } from '../mail/outbox.js';
+import { mailLang } from '../mail/templates.js';
 import {
   deleteUser,
   findOpenInvitation,
@@ -31,8 +33,8 @@ export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonl
 export type { UserRole };
 export const isRole = (v: unknown): v is UserRole => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
 
-/** What each role may change in the cabinet; reading is everyone's. */
-export type CabinetArea = 'work' | 'team';
+/** What each role may change in the cabinet; reading is everyone's. `money`: withdrawal requests and their destinations. */
+export type CabinetArea = 'work' | 'team' | 'money';
 export function roleMay(role: UserRole, area: CabinetArea): boolean {
   if (role === 'owner') return true;
   if (role === 'developer') return area === 'work';
@@ -56,38 +58,61 @@ function mustOwn(actor: UserRow): void {
   if (actor.role !== 'owner') throw new AppError('FORBIDDEN', 'only an owner manages the team');
 }
 
-/** The members, owners first, and the invitations still open. */
+/**
+ * Where an invitation's mail stands: `sent` (the mail server took it), `queued` (waiting to go out,
+ * or retrying), `failed` (given up), `kept` (no mail server: an admin sees it in the back office),
+ * `none` (made before invitations were mailed).
+ */
+export type InvitationMail = 'sent' | 'queued' | 'failed' | 'kept' | 'none';
+
+/** The members, owners first, and the invitations still open with where their mails stand. */
 export async function teamOf(ctx: Ctx, merchantId: string) {
   const [users, invitations] = await Promise.all([listMerchantUsers(ctx.db, merchantId), listOpenInvitations(ctx.db, merchantId, new Date(ctx.clock.now()))]);
   return {
     members: users.map(memberView),
-    invitations: invitations.map((i) => ({ email: i.email, role: i.role, createdAt: isoSeconds(i.created_at), expiresAt: isoSeconds(i.expires_at) })),
+    invitations: invitations.map((i) => ({
+      email: i.email,
+      role: i.role,
+      createdAt: isoSeconds(i.created_at),
+      expiresAt: isoSeconds(i.expires_at),
+      mail: (i.mail_status ?? 'none') as InvitationMail,
+    })),
   };
 }
 
 /**
- * An owner invites `email` with `role`: the answer holds the token of the link, shown once; only
- * its hash is stored. An email that already has an account is EMAIL_TAKEN (emails are unique
- * across merchants).
+ * An owner invites `email` with `role`: the link goes by mail (queued with the invitation, in the
+ * inviting browser's language `lang`, the invitee having none yet) and the answer holds its token,
+ * shown once; only its hash is stored. An email that already has an account is EMAIL_TAKEN (emails
+ * are unique across merchants).
  */
-export async function inviteMember(ctx: Ctx, actor: UserRow, input: { email: string; role: string }): Promise<{ token: string; path: string; email: string; role: UserRole; expiresAt: string }> {
+export async function inviteMember(
+  ctx: Ctx,
+  actor: UserRow,
+  input: { email: string; role: string; lang?: string },
+): Promise<{ token: string; path: string; email: string; role: UserRole; expiresAt: string; mailId: string }> {
   mustOwn(actor);
   const email = input.email.trim();
   if (!EMAIL.test(email)) throw new AppError('VALIDATION_ERROR', 'email: must be an email address');
   if (!isRole(input.role)) throw new AppError('VALIDATION_ERROR', `role: must be one of ${ROLES.join(', ')}`);
   if (await findUserByEmail(ctx.db, email)) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
+  const merchant = await getMerchant(ctx.db, actor.merchant_id);
+  if (!merchant) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${actor.merchant_id}`);
+  const role = input.role;
   const token = `inv_${randomBytes(32).toString('base64url')}`;
+  const path = `/cabinet/invite/${token}`;
   const at = new Date(ctx.clock.now());
-  const row = await insertInvitation(ctx.db, {
-    tokenHash: tokenHash(token),
-    merchantId: actor.merchant_id,
-    email,
-    role: input.role,
-    invitedBy: actor.id,
-    at,
-    expiresAt: new Date(at.getTime() + INVITATION_TTL_MS),
+  const expiresAt = new Date(at.getTime() + INVITATION_TTL_MS);
+  return ctx.db.tx(async (q) => {
+    const mailId = await queueMail(q, at, {
+      to: email,
+      lang: mailLang(input.lang),
+      kind: 'invitation',
+      data: { merchantName: merchant.name, role, link: `${ctx.config.publicBaseUrl}${path}`, expiresAt: isoSeconds(expiresAt) },
+    });
+    const row = await insertInvitation(q, { tokenHash: tokenHash(token), merchantId: actor.merchant_id, email, role, invitedBy: actor.id, at, expiresAt, mailId });
+    return { token, path, email, role: row.role, expiresAt: isoSeconds(row.expires_at), mailId };
   });
-  return { token, path: `/cabinet/invite/${token}`, email, role: row.role, expiresAt: isoSeconds(row.expires_at) };
 }
 
 /** What the invitation page shows: the email, the role and the merchant; null for a used, lapsed or unknown token. */
@@ -102,10 +127,11 @@ export async function openInvitation(ctx: Ctx, token: string): Promise<{ email: 
 export type Acceptance = { ok: true; userId: string } | { ok: false; reason: 'gone' | 'taken' | 'password'; message: string };
 
 /**
- * The invitee sets a password: the user is created with the invitation's email and role, and the
- * invitation used, in one transaction (of two acceptances at once, one creates the user).
+ * The invitee sets a password: the user is created with the invitation's email and role (and the
+ * language of the invitee's browser, `lang`, for its mails), and the invitation used, in one
+ * transaction (of two acceptances at once, one creates the user).
  */
-export async function acceptInvitation(ctx: Ctx, token: string, password: string): Promise<Acceptance> {
+export async function acceptInvitation(ctx: Ctx, token: string, password: string, lang?: string): Promise<Acceptance> {
   const gone = { ok: false as const, reason: 'gone' as const, message: 'This invitation was used already or has lapsed. Ask for a new one.' };
   if (!TOKEN.test(token)) return gone;
   const problem = passwordProblem(password);
@@ -120,7 +146,7 @@ export async function acceptInvitation(ctx: Ctx, token: string, password: string
     await ctx.db.tx(async (q) => {
       const inv = await useInvitation(q, hash, userId, now);
       if (!inv) throw new AppError('NOT_FOUND', 'invitation used or lapsed');
-      const user = await insertUser(q, { id: userId, merchantId: inv.merchant_id, email: inv.email, passwordHash, role: inv.role, at: now });
+      const user = await insertUser(q, { id: userId, merchantId: inv.merchant_id, email: inv.email, passwordHash, role: inv.role, lang: mailLang(lang), at: now });
       if (!user) throw new AppError('EMAIL_TAKEN', 'this email already has an account');
     });
   } catch (err) {

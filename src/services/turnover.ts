@@ -18,13 +18,16 @@ export interface ScopeIds {
    * merchant simulating payments from the cabinet could otherwise stop every live merchant.
    */
   sandbox?: boolean;
+  /**
+   * The order is a test desk's: it counts for that desk only. The merchant's caps are its live
+   * traffic's, which an approved merchant's simulated payments must neither fill nor be stopped by.
+   */
+  testDesk?: boolean;
 }
 
 export function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
-  const out: { scope: Scope; id: string }[] = [
-    { scope: 'desk', id: s.deskId },
-    { scope: 'merchant', id: s.merchantId },
-  ];
+  const out: { scope: Scope; id: string }[] = [{ scope: 'desk', id: s.deskId }];
+  if (!s.testDesk) out.push({ scope: 'merchant', id: s.merchantId });
   if (!s.sandbox) out.push({ scope: 'platform', id: '' });
   if (s.providerId) out.push({ scope: 'provider', id: s.providerId });
   return out;
@@ -32,13 +35,14 @@ export function scopesOf(s: ScopeIds): { scope: Scope; id: string }[] {
 
 /** Caps that apply to the order: capsFor always returns the platform caps, which sandbox orders skip. */
 async function applicableCaps(q: Queryable, s: ScopeIds): Promise<Cap[]> {
-  return (await capsFor(q, scopesOf(s))).filter((c) => c.scope !== 'platform' || !s.sandbox);
+  return (await capsFor(q, scopesOf(s))).filter((c) => appliesTo(c, s));
 }
 
 function appliesTo(c: Cap, s: ScopeIds): boolean {
   if (c.scope === 'platform') return !s.sandbox;
   if (c.scope === 'provider') return !!s.providerId && c.scopeId === s.providerId;
-  return c.scopeId === (c.scope === 'desk' ? s.deskId : s.merchantId);
+  if (c.scope === 'merchant') return !s.testDesk && c.scopeId === s.merchantId;
+  return c.scopeId === s.deskId;
 }
 
 /** Every cap in check order, kept at the limits catalogue version. */

@@ -6,8 +6,9 @@ import { newId } from '../ids.js';
 import { withdraw } from '../store/ledger.js';
 
 /**
- * A withdrawal arranged with support: the balance shrinks by the amount in the same transaction as
- * its ledger entry, never below zero, even when several are recorded at once.
+ * A withdrawal an operator records directly (one paid outside a withdrawal request): the balance
+ * shrinks by the amount in the same transaction as its ledger entry, never below what open
+ * withdrawal requests hold, even when several are recorded or requested at once.
  */
 export async function recordWithdrawal(ctx: Ctx, merchantId: string, input: { amountUsd: string; reference: string }) {
   if (dec(input.amountUsd).lte(0)) throw new AppError('VALIDATION_ERROR', 'amountUsd: must be greater than zero');

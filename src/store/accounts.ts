@@ -9,6 +9,8 @@ export interface UserRow {
   email: string;
   password_hash: string;
   role: UserRole;
+  /** The language of the user's mails (a payment-page language code). */
+  lang: string;
   created_at: Date;
 }
 
@@ -17,15 +19,17 @@ export interface OperatorRow {
   email: string;
   password_hash: string;
   role: 'admin' | 'support';
+  /** The language of the operator's mails (a payment-page language code). */
+  lang: string;
   created_at: Date;
 }
 
 /** The new user, or null when the email is taken (emails are unique whatever their case). */
-export async function insertUser(q: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; role?: UserRole; at: Date }): Promise<UserRow | null> {
+export async function insertUser(q: Queryable, u: { id: string; merchantId: string; email: string; passwordHash: string; role?: UserRole; lang?: string; at: Date }): Promise<UserRow | null> {
   const { rows } = await q.query<UserRow>(
-    `INSERT INTO users (id, merchant_id, email, password_hash, role, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO users (id, merchant_id, email, password_hash, role, lang, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT ((lower(email))) DO NOTHING RETURNING *`,
-    [u.id, u.merchantId, u.email, u.passwordHash, u.role ?? 'owner', u.at],
+    [u.id, u.merchantId, u.email, u.passwordHash, u.role ?? 'owner', u.lang ?? 'en', u.at],
   );
   return rows[0] ?? null;
 }
@@ -51,6 +55,10 @@ export async function getUser(q: Queryable, id: string): Promise<UserRow | null>
 
 export async function setUserPassword(q: Queryable, id: string, passwordHash: string): Promise<void> {
   await q.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
+}
+
+export async function setOperatorPassword(q: Queryable, id: string, passwordHash: string): Promise<void> {
+  await q.query('UPDATE operators SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
 }
 
 export async function findOperatorByEmail(q: Queryable, email: string): Promise<OperatorRow | null> {
@@ -104,16 +112,24 @@ export interface InvitationRow {
   expires_at: Date;
   used_at: Date | null;
   user_id: string | null;
+  /** The mail that carries the link (null for invitations made before mail). */
+  mail_id: string | null;
+}
+
+/** An open invitation with where its mail stands: null when it was never mailed. */
+export interface InvitationLineRow extends InvitationRow {
+  mail_status: 'queued' | 'sent' | 'failed' | 'kept' | null;
+  mail_attempts: number | null;
 }
 
 export async function insertInvitation(
   q: Queryable,
-  i: { tokenHash: string; merchantId: string; email: string; role: UserRole; invitedBy: string; at: Date; expiresAt: Date },
+  i: { tokenHash: string; merchantId: string; email: string; role: UserRole; invitedBy: string; at: Date; expiresAt: Date; mailId?: string | null },
 ): Promise<InvitationRow> {
   const { rows } = await q.query<InvitationRow>(
-    `INSERT INTO user_invitations (token_hash, merchant_id, email, role, invited_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [i.tokenHash, i.merchantId, i.email, i.role, i.invitedBy, i.at, i.expiresAt],
+    `INSERT INTO user_invitations (token_hash, merchant_id, email, role, invited_by, created_at, expires_at, mail_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [i.tokenHash, i.merchantId, i.email, i.role, i.invitedBy, i.at, i.expiresAt, i.mailId ?? null],
   );
   return rows[0]!;
 }
@@ -137,10 +153,12 @@ export async function useInvitation(q: Queryable, tokenHash: string, userId: str
   return rows[0] ?? null;
 }
 
-/** Invitations of the merchant not yet used nor lapsed, newest first. */
-export async function listOpenInvitations(q: Queryable, merchantId: string, now: Date): Promise<InvitationRow[]> {
-  const { rows } = await q.query<InvitationRow>(
-    'SELECT * FROM user_invitations WHERE merchant_id = $1 AND used_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 100',
+/** Invitations of the merchant not yet used nor lapsed, newest first, each with where its mail stands. */
+export async function listOpenInvitations(q: Queryable, merchantId: string, now: Date): Promise<InvitationLineRow[]> {
+  const { rows } = await q.query<InvitationLineRow>(
+    `SELECT i.*, m.status AS mail_status, m.attempts AS mail_attempts
+       FROM user_invitations i LEFT JOIN mail_outbox m ON m.id = i.mail_id
+      WHERE i.merchant_id = $1 AND i.used_at IS NULL AND i.expires_at > $2 ORDER BY i.created_at DESC LIMIT 100`,
     [merchantId, now],
   );
   return rows;

@@ -8,14 +8,14 @@ import type { OrderStatus } from '../domain/orders.js';
 import type { Queryable } from './db.js';
 import type { OrderRow } from './orders.js';
 
-/** The fee bands of each desk's tariff (none for a desk without a tariff), in one read. */
-export async function deskTariffBands(q: Queryable, deskIds: readonly string[]): Promise<Map<string, FeeBand[]>> {
+/** What completion needs of each desk, in one read: its tariff's fee bands (none without a tariff), and whether it is a test desk. */
+export async function completingDesks(q: Queryable, deskIds: readonly string[]): Promise<Map<string, { bands: FeeBand[]; sandbox: boolean }>> {
   if (deskIds.length === 0) return new Map();
-  const { rows } = await q.query<{ id: string; bands: FeeBand[] | null }>(
-    'SELECT d.id, t.bands FROM desks d LEFT JOIN tariffs t ON t.id = d.tariff_id WHERE d.id = ANY($1::text[])',
+  const { rows } = await q.query<{ id: string; bands: FeeBand[] | null; sandbox: boolean }>(
+    'SELECT d.id, t.bands, d.sandbox FROM desks d LEFT JOIN tariffs t ON t.id = d.tariff_id WHERE d.id = ANY($1::text[])',
     [deskIds],
   );
-  return new Map(rows.map((r) => [r.id, r.bands ?? []]));
+  return new Map(rows.map((r) => [r.id, { bands: r.bands ?? [], sandbox: r.sandbox }]));
 }
 
 export interface Completion {

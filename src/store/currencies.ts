@@ -16,6 +16,8 @@ export interface RateRow {
   market_fetched_at: Date | null;
   market_attempt_at: Date | null;
   market_flag: string | null;
+  /** The manual rate is the one the demo data set (migration 0026), not an operator's. */
+  manual_demo: boolean;
   updated_at: Date;
 }
 
@@ -41,19 +43,21 @@ export async function listCurrencies(q: Queryable, codes?: readonly string[]): P
   return rows;
 }
 
-export async function setManualRate(q: Queryable, code: string, rate: string, at: Date): Promise<RateRow> {
+/** Sets the manual rate; `demo`: the demo data sets it (an operator's rate replaces the mark). */
+export async function setManualRate(q: Queryable, code: string, rate: string, at: Date, demo = false): Promise<RateRow> {
   const { rows } = await q.query<RateRow>(
-    `INSERT INTO rates (code, manual_rate, manual_set_at, updated_at) VALUES ($1, $2, $3, $3)
-     ON CONFLICT (code) DO UPDATE SET manual_rate = excluded.manual_rate, manual_set_at = excluded.manual_set_at, updated_at = excluded.updated_at
+    `INSERT INTO rates (code, manual_rate, manual_set_at, manual_demo, updated_at) VALUES ($1, $2, $3, $4, $3)
+     ON CONFLICT (code) DO UPDATE SET manual_rate = excluded.manual_rate, manual_set_at = excluded.manual_set_at, manual_demo = excluded.manual_demo,
+       updated_at = excluded.updated_at
      RETURNING *`,
-    [code, rate, at],
+    [code, rate, at, demo],
   );
   return rows[0];
 }
 
 export async function clearManualRate(q: Queryable, code: string, at: Date): Promise<RateRow | null> {
   const { rows } = await q.query<RateRow>(
-    'UPDATE rates SET manual_rate = NULL, manual_set_at = NULL, updated_at = $2 WHERE code = $1 AND manual_rate IS NOT NULL RETURNING *',
+    'UPDATE rates SET manual_rate = NULL, manual_set_at = NULL, manual_demo = false, updated_at = $2 WHERE code = $1 AND manual_rate IS NOT NULL RETURNING *',
     [code, at],
   );
   return rows[0] ?? null;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import QueryStream from 'pg-query-stream';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 
 /** What a statement needs: a pool, a transaction, or the embedded database. */
@@ -9,8 +10,30 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/**
+ * A long read that sees the database as it was at its first statement until it closes (a read-only
+ * REPEATABLE READ transaction), on a connection of its own.
+ */
+export interface Snapshot {
+  query<T = Record<string, any>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[]; rowCount: number }>;
+  /**
+   * A statement's rows through a cursor (`pg-query-stream`), fetched `batch` at a time and only as
+   * the caller iterates: the server sends no row before it is wanted. One at a time per snapshot.
+   */
+  rows<T = Record<string, any>>(sql: string, params: readonly unknown[], batch: number): AsyncIterable<T>;
+  /** Ends the read and closes its connection, a cursor still open included; the server rolls it back. */
+  close(): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pg' | 'pglite';
+  /**
+   * The server only: opens a `Snapshot` on a connection outside the pool (named `application_name`
+   * for pg_stat_activity), so a read that lasts as long as its client takes to download it never
+   * holds a connection that requests wait for. The embedded database has one connection, which a
+   * long read must not hold: it has no such method, and such reads page by key instead.
+   */
+  openSnapshot?(applicationName: string): Promise<Snapshot>;
   /** Runs fn in one transaction: commit when it resolves, roll back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /**
@@ -107,6 +130,38 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
         if (closed) return;
         closed = true;
         await client.end().catch(() => {});
+      };
+    },
+    async openSnapshot(applicationName) {
+      const client = new pg.Client({ connectionString: url, application_name: applicationName });
+      // A dropped connection fails the statement or cursor that needed it; nothing else listens.
+      client.on('error', () => {});
+      await client.connect();
+      let cursor: QueryStream | null = null;
+      let closed = false;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        cursor?.destroy();
+        // Ending the connection is the rollback: nothing waits for a cursor's fetch in flight.
+        await client.end().catch(() => {});
+      };
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      } catch (err) {
+        await close();
+        throw err;
+      }
+      return {
+        async query(sql, params) {
+          const r = await client.query(sql, params as unknown[] | undefined);
+          return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+        },
+        rows<T>(sql: string, params: readonly unknown[], batch: number): AsyncIterable<T> {
+          cursor = client.query(new QueryStream(sql, params as unknown[], { batchSize: batch, highWaterMark: batch }));
+          return cursor as AsyncIterable<T>;
+        },
+        close,
       };
     },
     async close() {

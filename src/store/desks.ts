@@ -20,8 +20,12 @@ export interface DeskRow {
   callback_url: string | null;
   callbacks_enabled: boolean;
   tariff_id: string | null;
+  /** An operator chose no fee (`tariffId: null`); without it, a desk with no tariff has no price yet (migration 0026). */
+  no_fee: boolean;
   enabled: boolean;
   stop_reason: string | null;
+  /** A test desk: its orders are sandbox orders whatever the merchant's status (migration 0028); fixed at creation. */
+  sandbox: boolean;
   created_at: Date;
   /** Raised by the database on every change (migration 0008). */
   row_version: number;
@@ -36,17 +40,20 @@ export type NewDesk = Required<Pick<DeskSettings, 'rails' | 'currencies' | 'minU
   key: string;
   secretEnc: string;
   method: string;
+  sandbox: boolean;
+  /** With `tariffId: null`: an operator chose no fee (true), or the desk waits for the default tariff (false). */
+  noFee?: boolean;
   at: Date;
 };
 
 export async function insertDesk(q: Queryable, d: NewDesk): Promise<DeskRow> {
   const { rows } = await q.query<DeskRow>(
     `INSERT INTO desks (id, merchant_id, name, key, secret_enc, method, rails, currencies, min_usd, max_usd, callback_url,
-       callbacks_enabled, tariff_id, created_at)
+       callbacks_enabled, tariff_id, created_at, sandbox, no_fee)
      VALUES ($1, $2, COALESCE($14, 'Desk ' || (SELECT count(*) + 1 FROM desks WHERE merchant_id = $2)), $3, $4, $5, $6, $7, $8, $9, $10,
-       $11, $12, $13) RETURNING *`,
+       $11, $12, $13, $15, $16) RETURNING *`,
     [d.id, d.merchantId, d.key, d.secretEnc, d.method, JSON.stringify(d.rails), JSON.stringify(d.currencies), d.minUsd, d.maxUsd,
-      d.callbackUrl, d.callbacksEnabled, d.tariffId, d.at, d.name],
+      d.callbackUrl, d.callbacksEnabled, d.tariffId, d.at, d.name, d.sandbox, d.tariffId === null && d.noFee === true],
   );
   return rows[0];
 }
@@ -60,6 +67,8 @@ export async function getDesk(q: Queryable, id: string): Promise<DeskRow | null>
 export type DeskPatch = DeskSettings & {
   stopReason?: string | null;
   secretEnc?: string;
+  /** Set with `tariffId`: true when it is null because an operator chose no fee. */
+  noFee?: boolean;
 };
 
 const COLUMNS: Record<keyof DeskPatch, string> = {
@@ -72,6 +81,7 @@ const COLUMNS: Record<keyof DeskPatch, string> = {
   callbackUrl: 'callback_url',
   callbacksEnabled: 'callbacks_enabled',
   tariffId: 'tariff_id',
+  noFee: 'no_fee',
   stopReason: 'stop_reason',
   secretEnc: 'secret_enc',
 };
@@ -90,6 +100,24 @@ export async function updateDesk(q: Queryable, id: string, patch: DeskPatch): Pr
   if (sets.length === 0) return getDesk(q, id);
   const { rows } = await q.query<DeskRow>(`UPDATE desks SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
   return rows[0] ?? null;
+}
+
+/** The merchant's live desks that have no price yet: no tariff, and no fee not chosen (test desks aside: they never price live money). */
+export async function desksWithoutTariff(q: Queryable, merchantId: string): Promise<Pick<DeskRow, 'id' | 'name'>[]> {
+  const { rows } = await q.query<Pick<DeskRow, 'id' | 'name'>>(
+    'SELECT id, name FROM desks WHERE merchant_id = $1 AND tariff_id IS NULL AND NOT no_fee AND NOT sandbox ORDER BY created_at, id',
+    [merchantId],
+  );
+  return rows;
+}
+
+/** Gives those desks (`desksWithoutTariff`) the tariff; returns how many. */
+export async function giveTariffToDesksWithout(q: Queryable, merchantId: string, tariffId: string): Promise<number> {
+  const { rows } = await q.query<{ id: string }>(
+    'UPDATE desks SET tariff_id = $2 WHERE merchant_id = $1 AND tariff_id IS NULL AND NOT no_fee AND NOT sandbox RETURNING id',
+    [merchantId, tariffId],
+  );
+  return rows.length;
 }
 
 /** Newest first, keyset-paged back from the `before` desk. */

@@ -1,5 +1,7 @@
 import { byKey } from '../domain/keys.js';
+import { dec } from '../domain/money.js';
 import type { Queryable } from './db.js';
+import { merchantFunds } from './withdrawalRequests.js';
 
 export type EntryKind = 'credit' | 'reversal' | 'withdrawal' | 'adjustment';
 
@@ -68,16 +70,36 @@ export interface LedgerRow {
 }
 
 /**
- * A withdrawal of live money: the merchant row is locked first, so of two concurrent withdrawals
- * the second sees the balance the first left; 'insufficient' (nothing written) when the live
- * balance does not cover it, whatever the sandbox balance holds.
+ * A withdrawal of live money, inside the caller's transaction: its `withdrawals` row and its
+ * ledger entry are written first, which takes the merchant's daily rollup and then its row in the
+ * order every completion takes them (so a withdrawal and a credit of one merchant wait for each
+ * other, never in a circle); then what is left is read by a statement of its own, which sees
+ * whatever the merchant's previous lock holder committed (entries, requests). When it does not
+ * cover the withdrawal, everything it wrote is rolled back (to a savepoint) and the answer is
+ * 'insufficient', whatever the sandbox balance holds.
+ *
+ * `direct` (an operator's withdrawal): the balance less what open withdrawal requests hold must
+ * cover it, so it never takes money a request was promised. `request` (paying a request, decided
+ * `paid` earlier in the same transaction, its hold released): the balance must cover it, so it
+ * never goes below zero.
  */
-export async function withdraw(q: Queryable, w: { id: string; merchantId: string; amount: string; reference: string; at: Date }): Promise<'ok' | 'insufficient' | 'no-merchant'> {
-  const { rows } = await q.query<{ covered: boolean }>('SELECT balance >= $2::numeric AS covered FROM merchants WHERE id = $1 FOR UPDATE', [w.merchantId, w.amount]);
+export async function withdraw(
+  q: Queryable,
+  w: { id: string; merchantId: string; amount: string; reference: string; at: Date },
+  mode: 'direct' | 'request' = 'direct',
+): Promise<'ok' | 'insufficient' | 'no-merchant'> {
+  const { rows } = await q.query('SELECT 1 FROM merchants WHERE id = $1', [w.merchantId]);
   if (!rows[0]) return 'no-merchant';
-  if (!rows[0].covered) return 'insufficient';
+  await q.query('SAVEPOINT withdrawal');
   await q.query('INSERT INTO withdrawals (id, merchant_id, amount_usd, reference, created_at) VALUES ($1, $2, $3, $4, $5)', [w.id, w.merchantId, w.amount, w.reference, w.at]);
   await postEntry(q, { merchantId: w.merchantId, orderId: null, kind: 'withdrawal', amount: `-${w.amount}`, reason: w.reference, sandbox: false, at: w.at });
+  const after = (await merchantFunds(q, w.merchantId))!;
+  const left = mode === 'direct' ? dec(after.balance).minus(after.held) : dec(after.balance);
+  if (left.lt(0)) {
+    await q.query('ROLLBACK TO SAVEPOINT withdrawal');
+    return 'insufficient';
+  }
+  await q.query('RELEASE SAVEPOINT withdrawal');
   return 'ok';
 }
 

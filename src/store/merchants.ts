@@ -24,8 +24,9 @@ export async function insertMerchant(q: Queryable, m: { id: string; name: string
   return rows[0];
 }
 
-export async function getMerchant(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<MerchantRow | null> {
-  const { rows } = await q.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+/** `forShare`: held until the transaction ends against a change of its status (an approval), not against other readers. */
+export async function getMerchant(q: Queryable, id: string, opts: { forUpdate?: boolean; forShare?: boolean } = {}): Promise<MerchantRow | null> {
+  const { rows } = await q.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : opts.forShare ? ' FOR SHARE' : ''}`, [id]);
   return rows[0] ?? null;
 }
 

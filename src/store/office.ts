@@ -65,6 +65,8 @@ export interface QueueCounts {
   payed: number;
   reconcile: number;
   callbacks: number;
+  /** Withdrawal requests waiting for an operator's decision. */
+  withdrawals: number;
 }
 
 /** A window of callback health: events of the last days whose endpoint failed or keeps retrying. */
@@ -76,35 +78,17 @@ const POOL_PAYED = `o.status = 'Payed' AND o.placement = 'placed' AND p.kind = '
 export async function queueCounts(q: Queryable, now: Date): Promise<QueueCounts> {
   const { rows } = await q.query<Record<keyof QueueCounts, string>>(
     `SELECT
-       (SELECT count(*) FROM merchants WHERE status = 'UnderReview') AS review,
+       (SELECT count(*) FROM merchant_applications WHERE status = 'submitted') AS review,
        (SELECT count(*) FROM appeals WHERE status = 'Open') AS appeals,
        (SELECT count(*) FROM appeals WHERE status = 'Open' AND sla_due_at < $1) AS overdue,
        (SELECT count(*) FROM orders o JOIN providers p ON p.id = o.provider_id WHERE ${POOL_PAYED}) AS payed,
        (SELECT count(*) FROM orders o WHERE ${RECONCILE}) AS reconcile,
-       (SELECT count(DISTINCT (e.desk_id, e.url)) FROM outbox_events e WHERE ${CALLBACK_WINDOW} AND ${FAILING}) AS callbacks`,
+       (SELECT count(DISTINCT (e.desk_id, e.url)) FROM outbox_events e WHERE ${CALLBACK_WINDOW} AND ${FAILING}) AS callbacks,
+       (SELECT count(*) FROM withdrawal_requests WHERE status = 'requested') AS withdrawals`,
     [now],
   );
   const r = rows[0]!;
-  return { review: +r.review, appeals: +r.appeals, overdue: +r.overdue, payed: +r.payed, reconcile: +r.reconcile, callbacks: +r.callbacks };
-}
-
-export interface ReviewMerchantRow extends MerchantRow {
-  desks: string;
-  sandbox_orders: string;
-  sandbox_completed: string;
-}
-
-/** Merchants under review, the longest waiting first, with what they did in the sandbox. */
-export async function merchantsUnderReview(q: Queryable, limit: number): Promise<ReviewMerchantRow[]> {
-  const { rows } = await q.query<ReviewMerchantRow>(
-    `SELECT m.*,
-       (SELECT count(*) FROM desks d WHERE d.merchant_id = m.id) AS desks,
-       (SELECT count(*) FROM orders o WHERE o.merchant_id = m.id AND o.sandbox AND o.placement = 'placed') AS sandbox_orders,
-       (SELECT count(*) FROM orders o WHERE o.merchant_id = m.id AND o.sandbox AND o.status = 'Completed') AS sandbox_completed
-     FROM merchants m WHERE m.status = 'UnderReview' ORDER BY m.created_at, m.id LIMIT $1`,
-    [limit],
-  );
-  return rows;
+  return { review: +r.review, appeals: +r.appeals, overdue: +r.overdue, payed: +r.payed, reconcile: +r.reconcile, callbacks: +r.callbacks, withdrawals: +r.withdrawals };
 }
 
 /** Pool orders the payer reported paid, waiting for the platform's confirmation: the oldest report first. */
@@ -327,7 +311,38 @@ export async function refreshOrderDayStats(db: Db, fromDay: string, toDay: strin
   return days;
 }
 
-/** Callback events of the period by their state. */
+/**
+ * Recounts the callback events written from the UTC hour of `from` on into callback_hour_stats, in
+ * one transaction (the hours' rows replaced at once, so a reader sees the old counts or the new).
+ * Events written before each carried its own mode (0015) take their order's.
+ */
+export async function refreshCallbackHourStats(db: Db, from: Date): Promise<void> {
+  const hour = new Date(Math.floor(from.getTime() / 3_600_000) * 3_600_000);
+  await db.tx(async (t) => {
+    await t.query(`SELECT pg_advisory_xact_lock(hashtext('callback_hour_stats'))`);
+    await t.query('DELETE FROM callback_hour_stats WHERE hour >= $1', [hour]);
+    await t.query(
+      `INSERT INTO callback_hour_stats (hour, sandbox, state, events)
+       SELECT date_trunc('hour', e.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', coalesce(e.sandbox, o.sandbox, false), e.state, count(*)
+         FROM outbox_events e LEFT JOIN orders o ON e.sandbox IS NULL AND o.id = e.order_id
+        WHERE e.created_at >= $1
+        GROUP BY 1, 2, 3`,
+      [hour],
+    );
+  });
+}
+
+/** Callback events of one mode by their state, from the rollup: the UTC hours from that of `since` on. */
+export async function callbackStatesByHour(q: Queryable, since: Date, sandbox: boolean): Promise<{ state: string; n: string }[]> {
+  const { rows } = await q.query<{ state: string; n: string }>(
+    `SELECT state, sum(events)::bigint AS n FROM callback_hour_stats
+      WHERE hour >= $1 AND sandbox = $2 GROUP BY state ORDER BY state`,
+    [new Date(Math.floor(since.getTime() / 3_600_000) * 3_600_000), sandbox],
+  );
+  return rows;
+}
+
+/** Callback events of the period by their state, counted from the events (the rollup's check in tests). */
 export async function callbackStates(q: Queryable, since: Date, sandbox: boolean | null = null): Promise<{ state: string; n: string }[]> {
   const { rows } = await q.query<{ state: string; n: string }>(
     // The event's own flag (0015); only events written before it look their order up.

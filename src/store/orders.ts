@@ -47,10 +47,10 @@ export type OrderViewRow = Pick<
   OrderRow,
   | 'id' | 'order_ref' | 'amount' | 'currency' | 'rate' | 'settled_amount' | 'method' | 'rail' | 'status' | 'sub_status' | 'payment'
   | 'payer_reference' | 'commission_rate' | 'commission_amount' | 'credited_amount' | 'cancel_reason' | 'created_at' | 'expires_at' | 'finished_at'
-  | 'description' | 'paid_amount'
+  | 'description' | 'paid_amount' | 'sandbox'
 >;
 export const ORDER_VIEW_COLUMNS = raw(`id, order_ref, amount, currency, rate, settled_amount, method, rail, status, sub_status, payment,
-  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at, description, paid_amount`);
+  payer_reference, commission_rate, commission_amount, credited_amount, cancel_reason, created_at, expires_at, finished_at, description, paid_amount, sandbox`);
 
 /** The placed order, or null when the reservation was given up in the meantime. */
 export async function markPlaced(q: Queryable, id: string, payment: Record<string, string | null>, providerId: string, at: Date): Promise<OrderRow | null> {

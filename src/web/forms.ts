@@ -220,3 +220,13 @@ export const SignInForm = sessionForm({ email: text({ maxLength: 320 }), ...fiel
 
 /** The code step of sign-in: the signed challenge of the password step and a TOTP or recovery code. */
 export const SignInCodeForm = sessionForm({ challenge: text({ maxLength: 200 }), code: text({ maxLength: 40 }) });
+
+/** "Forgot password?" of either surface (`POST /cabinet/password-reset`, `POST /office/password-reset`): the address to mail a link to. */
+export const ForgotPasswordForm = sessionForm(fieldsFrom(CreateUserBody, ['email']));
+
+/**
+ * A reset link's form: the new password, and in the back office the two-factor code when the
+ * operator has it on. The form also holds the account's email in a hidden `username` input, for
+ * password managers; the route does not read it.
+ */
+export const NewPasswordForm = sessionForm({ username: text({ maxLength: 320 }), ...fieldsFrom(CreateUserBody, ['password']), code: text({ maxLength: 40 }) });

@@ -93,6 +93,12 @@ export async function enterSession(ctx: Ctx, s: SurfaceCookies, req: FastifyRequ
 }
 
 /**
+ * The browser's language as the payment page chooses it (`?lang=`, then `Accept-Language`, then
+ * English): an account made by its own person keeps it for its mails.
+ */
+export const requestLang = (req: FastifyRequest) => chooseLang((req.query as Record<string, unknown> | undefined)?.lang, req.headers['accept-language']);
+
+/**
  * `429` to a sign-in step, or to a password asked again inside a session, while the address or
  * the account is held back: `Retry-After` in whole seconds, and a page saying when to try again.
  * The page is in the reader's language (`?lang=`, then `Accept-Language`, as the payment page

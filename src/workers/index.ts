@@ -9,6 +9,7 @@ import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
 import { pruneDeclines } from '../store/requisites.js';
 import { orderStatsWorker, ORDER_STATS_PERIOD_MS, RETENTION_BATCH, RETENTION_PERIOD_MS, retentionWorker } from './maintenance.js';
+import { MAIL_BATCH, MAIL_PERIOD_MS, MailSender } from '../mail/sender.js';
 
 /** Provider message ids are remembered this long for idempotency. */
 export const PROVIDER_MESSAGE_RETENTION_MS = 30 * 86_400_000;
@@ -61,6 +62,8 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   const delivery = new DeliveryWorker(ctx);
   // Claims whenever a sending slot is free; the 10 s period is only its idle poll.
   delivery.start();
+  const mail = new MailSender(ctx);
+  const mailLoop = startLoop(ctx, mail, MAIL_PERIOD_MS, { batchSize: MAIL_BATCH });
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
     // Off the 200 ms expiry path: nothing here can be due sooner than 170 s after its create.
@@ -73,5 +76,17 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
     startLoop(ctx, retentionWorker(ctx), RETENTION_PERIOD_MS, { batchSize: RETENTION_BATCH }),
     startLoop(ctx, orderStatsWorker(ctx), ORDER_STATS_PERIOD_MS),
     { stop: (graceMs?: number) => delivery.stop(graceMs) },
+    // Mails out (or kept, without SMTP_URL): sends in flight may finish within the grace period, then they are cut off and retried later.
+    {
+      async stop(graceMs = 0) {
+        const stopped = mailLoop.stop();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([stopped, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+        clearTimeout(timer);
+        mail.abortSends();
+        await stopped;
+        mail.close();
+      },
+    },
   ];
 }

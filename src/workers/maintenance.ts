@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
 import { forgetLinkStarts } from '../store/links.js';
-import { refreshOrderDayStats } from '../store/office.js';
+import { refreshCallbackHourStats, refreshOrderDayStats } from '../store/office.js';
 import { retireDeliveredEvents } from '../store/outbox.js';
 import type { Worker } from './loop.js';
 
@@ -32,6 +32,13 @@ const ORDER_STATS_RECENT_MS = 10 * 60_000;
 const ORDER_STATS_ALL_MS = 3_600_000;
 const ORDER_STATS_RECENT_DAYS = 2;
 const ORDER_STATS_ALL_DAYS = 31;
+/**
+ * The callback rollup: the hours whose events may still change state (retries end some 21 minutes
+ * after an event is written) every minute, the dashboard's whole day (and an hour more) with the
+ * recent order days.
+ */
+const CALLBACK_STATS_RECENT_MS = 2 * 3_600_000;
+export const CALLBACK_STATS_DAY_MS = 25 * 3_600_000;
 
 /** One batch of retention: delivered events older than RETENTION_DAYS, archived or dropped; 0 when RETENTION_DAYS is 0. */
 export function retireOldCallbacks(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>, batch = RETENTION_BATCH): Promise<number> {
@@ -73,7 +80,10 @@ export function orderStatsWorker(ctx: Ctx): Worker {
       await rollUpOrderDays(ctx.db, ctx.clock, 0, -1);
       if (now - lastRecent >= ORDER_STATS_RECENT_MS) {
         await rollUpOrderDays(ctx.db, ctx.clock, ORDER_STATS_RECENT_DAYS, 0);
+        await refreshCallbackHourStats(ctx.db, new Date(now - CALLBACK_STATS_DAY_MS));
         lastRecent = now;
+      } else {
+        await refreshCallbackHourStats(ctx.db, new Date(now - CALLBACK_STATS_RECENT_MS));
       }
       if (now - lastAll >= ORDER_STATS_ALL_MS) {
         await rollUpOrderDays(ctx.db, ctx.clock, ORDER_STATS_ALL_DAYS, ORDER_STATS_RECENT_DAYS);
@@ -90,5 +100,6 @@ export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'r
   for (let n; (n = await retireOldCallbacks(db, clock, config)) > 0; ) retired += n;
   while ((await forgetOldLinkClients(db, clock)) > 0);
   const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS, -1);
+  await refreshCallbackHourStats(db, new Date(clock.now() - CALLBACK_STATS_DAY_MS));
   return { retired, archived: config.retentionArchive, days };
 }

@@ -307,7 +307,9 @@ describe.skipIf(!hasChromium)('merchant cabinet in Chromium', () => {
       await page.getByRole('button', { name: 'Create cash desk' }).click();
       await createdDesk(page);
       const merchants = json(await admin(h.app, 'GET', '/merchants?limit=500')).result.items as { id: string; name: string }[];
-      await admin(h.app, 'POST', `/merchants/${merchants.find((m) => m.name === 'Tea Links')!.id}/approve`);
+      // Its desks were made while no default tariff existed: approval gives them the default, which must exist (TARIFF_REQUIRED).
+      await admin(h.app, 'POST', '/tariffs', { name: 'Standard', bands: [{ fromUsd: '0', toUsd: null, ratePercent: '3' }], default: true });
+      expect((await admin(h.app, 'POST', `/merchants/${merchants.find((m) => m.name === 'Tea Links')!.id}/approve`)).statusCode).toBe(200);
       await page.goto(`${h.origin}/cabinet`);
       expect(await page.getByRole('heading', { name: /cannot take live orders/ }).isVisible()).toBe(true);
       expect(await page.locator('.banner').textContent()).toContain('Rupee counter');

@@ -3,6 +3,28 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 let ipCounter = 0;
 
 /**
+ * What a browser keeps from a page it read: the cookies its `Set-Cookie` lines set or clear (in
+ * `jar`), and the CSRF token of its forms, returned (null when the page has none). Shared by the
+ * browsers of the tests, over `inject()` and over sockets.
+ */
+export function rememberPage(jar: Map<string, string>, setCookies: readonly string[], body: string): string | null {
+  for (const line of setCookies) {
+    const pair = line.split(';')[0]!;
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (value === '' || /max-age=0/i.test(line)) jar.delete(name);
+    else jar.set(name, value);
+  }
+  return /name="_csrf" value="([^"]+)"/.exec(body)?.[1] ?? null;
+}
+
+/** The `Cookie` header of the jar. */
+export function cookieHeader(jar: Map<string, string>): string {
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+/**
  * A browser over `inject()`: a cookie jar, one client address, and the CSRF token of the last page
  * it read, so signed-in surfaces are exercised the way a person uses them (forms and redirects).
  */
@@ -16,21 +38,12 @@ export class FormBrowser {
   ) {}
 
   private remember(res: LightMyRequestResponse) {
-    for (const line of ([] as string[]).concat(res.headers['set-cookie'] ?? [])) {
-      const pair = line.split(';')[0]!;
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body);
-    if (token) this.csrf = token[1]!;
+    this.csrf = rememberPage(this.cookies, ([] as string[]).concat(res.headers['set-cookie'] ?? []), res.body) ?? this.csrf;
     return res;
   }
 
   private cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return cookieHeader(this.cookies);
   }
 
   async get(url: string) {

@@ -31,7 +31,7 @@ export async function until(what: string, check: () => boolean, ms = 10_000): Pr
 export function bareEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
-    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|CALLBACK_.*|CABINET_.*|OFFICE_.*|SEED_DEMO|LOG_LEVEL|FX_.*|METRICS_.*|SHUTDOWN_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) delete env[k];
+    if (/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|MASTER_KEY|PUBLIC_BASE_URL|PUBLIC_URL|CALLBACK_.*|CABINET_.*|OFFICE_.*|SEED_DEMO|LOG_LEVEL|FX_.*|METRICS_.*|SHUTDOWN_.*|NODE_OPTIONS|VITEST.*)$/.test(k)) delete env[k];
   }
   return { ...env, ...extra };
 }

@@ -672,7 +672,9 @@ describe('balance', () => {
     expect(page.body).toMatch(/<h2 id="live-h">Live balance<\/h2>\s*<p class="figure" id="live-balance"><span class="money" title="Exact: 0\.00000000 USD"/);
     expect(page.body).toMatch(new RegExp(`<h2 id="sandbox-h">Sandbox balance <span class="badge ok">API balance</span></h2>\\s*<p class="figure" id="sandbox-balance"><span class="money" title="Exact: ${balance.available.replace('.', '\\.')} USD"`));
     expect(page.body).toContain('<span class="badge">Sandbox</span>');
-    expect(page.body).not.toContain('payout');
+    // The refused withdrawal left nothing on the page: not its reference, escaped or not.
+    expect(page.body).not.toContain('payout &lt;#1&gt;');
+    expect(page.body).not.toContain('payout <#1>');
     expect(page.body).toContain(`href="/cabinet/orders/${o.id}"`);
     expect(page.body).toContain('<svg viewBox');
     expect(page.body).toContain('role="img"');

@@ -373,6 +373,8 @@ describe('banner of desks no live provider serves', () => {
       ['callbacksEnabled', 'true'],
     ]);
     expect((await b.get('/cabinet')).body).not.toContain('cannot take live orders');
+    // The desk was made while no default tariff existed: approval gives it the default, which must exist (TARIFF_REQUIRED).
+    expect((await admin(h.app, 'POST', '/tariffs', { name: 'Standard', bands: [{ fromUsd: '0', toUsd: null, ratePercent: '3' }], default: true })).statusCode).toBe(201);
     const approved = await admin(h.app, 'POST', `/merchants/${await merchantIdOf('Banner Shop')}/approve`);
     expect(json(approved).result.warnings.length).toBe(1);
     for (const url of ['/cabinet', '/cabinet/desks']) {

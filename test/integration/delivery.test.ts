@@ -63,7 +63,7 @@ describe('callback delivery', () => {
     const expected = createHmac('sha256', d.secret).update(Buffer.concat([Buffer.from(`${ts}.${eventId}.`), hit.body])).digest('hex');
     expect(hit.headers['x-gate-sign']).toBe(expected);
     const body = JSON.parse(hit.body.toString('utf8'));
-    expect(Object.keys(body)).toEqual(['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt']);
+    expect(Object.keys(body)).toEqual(['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt', 'sandbox']);
     expect(body).toMatchObject({
       event: 'order.completed',
       id,
@@ -73,6 +73,7 @@ describe('callback delivery', () => {
       settled: { value: '10.00000000', currency: 'USD', rate: '91.80000000' },
       method: 'Classic',
       rail: 'Sbp',
+      sandbox: true,
     });
     expect(body.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(await attempts(id)).toEqual([

@@ -16,8 +16,11 @@ let tariffId: string;
 const POOL_PAYMENT = { phone: '+79001112233', holder: 'Ivan P.', bank: 'Bank A' };
 const DESK_URL = 'https://merchant.example/callbacks';
 const MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-/** A completed order's callback body also says what it was paid (reconciliation contract, forced matches). */
-const COMPLETED_BODY_KEYS = ['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt'];
+/**
+ * A completed order's callback body also says what it was paid (reconciliation contract, forced
+ * matches); every body ends with whether the order is a sandbox order.
+ */
+const COMPLETED_BODY_KEYS = ['event', 'id', 'orderRef', 'status', 'amount', 'settled', 'paidAmount', 'method', 'rail', 'occurredAt', 'sandbox'];
 
 beforeAll(async () => {
   h = await createHarness();
@@ -72,6 +75,7 @@ function expectedBody(o: any, event: string, status: string, occurredAt: string)
     method: o.method,
     rail: o.rail,
     occurredAt,
+    sandbox: o.sandbox,
   });
 }
 
@@ -183,7 +187,9 @@ describe('Created → Canceled', () => {
     expect(body.traceId).toBe(res.headers['x-trace-id']);
     expect(body.result).toEqual(await getOrder(sandbox, o.id));
     expect(body.result).toMatchObject({ id: o.id, orderRef: 'tr-cancel', status: 'Canceled', subStatus: 'Cancelled', cancelReason: 'customer left' });
-    expect(Object.keys(body.result)).toEqual([...Object.keys(o), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount']);
+    const added = ['sandbox', 'payPageUrl'];
+    expect(Object.keys(o).slice(-2)).toEqual(added);
+    expect(Object.keys(body.result)).toEqual([...Object.keys(o).slice(0, -2), 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount', ...added]);
 
     tick();
     const again = await cancel(sandbox, o.id, { reason: 'changed my mind' });

@@ -22,12 +22,14 @@ describe('POST /gw/v1/orders', () => {
     expect(body.status).toBe('ok');
     expect(body.traceId).toBe(res.headers['x-trace-id']);
     const o = body.result;
-    expect(Object.keys(o).sort()).toEqual(['amount', 'createdAt', 'currency', 'direction', 'expiresAt', 'id', 'method', 'orderRef', 'payment', 'rail', 'settled', 'status'].sort());
+    expect(Object.keys(o).sort()).toEqual(['amount', 'createdAt', 'currency', 'direction', 'expiresAt', 'id', 'method', 'orderRef', 'payment', 'rail', 'settled', 'status', 'sandbox', 'payPageUrl'].sort());
     expect(o.id).toMatch(/^ord_[0-9a-z]{26}$/);
     // Its first ten characters are the moment it was made (the clock stands at a whole second).
     expect(o.id.slice(4, 14)).toBe(timeOrderedId26(Date.parse(o.createdAt)).slice(0, 10));
     expect(o.orderRef).toBeNull();
-    expect(o).toMatchObject({ amount: '1500.50', currency: 'RUB', method: 'Classic', rail: 'Sbp', direction: 'In', status: 'Created' });
+    expect(o).toMatchObject({ amount: '1500.50', currency: 'RUB', method: 'Classic', rail: 'Sbp', direction: 'In', status: 'Created', sandbox: true });
+    // PUBLIC_URL not set: the payment page is on the server's own address.
+    expect(o.payPageUrl).toBe(`http://127.0.0.1:8080/pay/${o.id}`);
     expect(o.settled).toEqual({ amount: '16.34531590', currency: 'USD', rate: '91.80000000' });
     expect(Object.keys(o.payment).sort()).toEqual(['account', 'bank', 'card', 'holder', 'iban', 'phone', 'upiId', 'url']);
     expect(o.payment.phone).toMatch(/^\+79\d{9}$/);
@@ -37,8 +39,12 @@ describe('POST /gw/v1/orders', () => {
 });
 
 const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const CREATE_KEYS = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
-const GET_KEYS = [...CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount'];
+/** The spec's create fields, in its order. */
+const SPEC_CREATE_KEYS = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
+/** Fields added after the spec's own (D24): whether it is a sandbox order, and the address of its payment page. */
+const ADDED_KEYS = ['sandbox', 'payPageUrl'];
+const CREATE_KEYS = [...SPEC_CREATE_KEYS, ...ADDED_KEYS];
+const GET_KEYS = [...SPEC_CREATE_KEYS, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount', ...ADDED_KEYS];
 
 describe('POST /gw/v1/orders: create answer', () => {
   it('lists the create fields in the spec order; the create answer never echoes orderRef', async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
 import { claimDueEvents, finishAttempts } from '../../src/store/outbox.js';
 import { maintainOnce, orderStatsWorker, retentionWorker } from '../../src/workers/maintenance.js';
+import { dashboard } from '../../src/services/office.js';
 import { merchantProgress } from '../../src/store/merchants.js';
 import { callbackStates, conversionByMethod, ordersByStatus, providerDailyOutcomes, turnoverSince } from '../../src/store/office.js';
 
@@ -217,5 +218,22 @@ describe("the dashboard's order rollup", { timeout: 120_000 }, () => {
     const day = new Date(now - DAY);
     expect((await callbackStates(h.ctx.db, day, true)).map((c) => [c.state, Number(c.n)])).toEqual([['pending', 1]]);
     expect(await callbackStates(h.ctx.db, day, false)).toEqual([]);
+    // The dashboard reads them from the callback rollup, never from the events: a minute behind.
+    const board = async (sandbox: boolean) => (await dashboard(h.ctx, sandbox)).callbacks;
+    expect(await board(true)).toEqual([]);
+    h.clock.advance(60_000);
+    await worker.runOnce();
+    expect(await board(true)).toEqual([{ state: 'pending', count: 1 }]);
+    expect(await board(false)).toEqual([]);
+    // Delivered (here: given up on at once, the desk's callbacks off): the next minute's pass says so.
+    await h.ctx.db.query(`UPDATE outbox_events SET state = 'suppressed' WHERE state = 'pending'`);
+    expect(await board(true)).toEqual([{ state: 'pending', count: 1 }]);
+    h.clock.advance(60_000);
+    await worker.runOnce();
+    expect(await board(true)).toEqual([{ state: 'suppressed', count: 1 }]);
+    // A day later the hour has left the window.
+    h.clock.advance(DAY);
+    await worker.runOnce();
+    expect(await board(true)).toEqual([]);
   });
 });

@@ -59,8 +59,10 @@ describe('SDK against a running gateway', () => {
 
   it('answers the shapes the SDK types describe', async () => {
     const created = await pg.orders.create({ amount: 918, rail: 'Sbp' });
-    const createKeys = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt'];
+    const createKeys = ['id', 'orderRef', 'amount', 'currency', 'settled', 'method', 'rail', 'direction', 'status', 'payment', 'createdAt', 'expiresAt', 'sandbox', 'payPageUrl'];
     expect(Object.keys(created).sort()).toEqual([...createKeys].sort());
+    expect(created.sandbox).toBe(true);
+    expect(created.payPageUrl).toBe(`http://127.0.0.1:8080/pay/${created.id}`);
     expect(Object.keys(created.payment).sort()).toEqual(['account', 'bank', 'card', 'holder', 'iban', 'phone', 'upiId', 'url']);
     const order = await pg.orders.get(created.id);
     expect(Object.keys(order).sort()).toEqual([...createKeys, 'subStatus', 'payerReference', 'commission', 'credited', 'cancelReason', 'finishedAt', 'description', 'paidAmount'].sort());

@@ -18,10 +18,12 @@ let shop: Shop;
 let shopUrl: string;
 
 beforeAll(async () => {
-  h = await createHarness({ env: { CALLBACK_ALLOWLIST: '127.0.0.1' } });
+  // The gateway's port is chosen first: its PUBLIC_URL names it, and orders' payPageUrl with it.
+  const gatewayPort = await freePort();
+  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  h = await createHarness({ env: { CALLBACK_ALLOWLIST: '127.0.0.1', PUBLIC_URL: gatewayUrl } });
   h.clock.set(Date.now());
-  await h.app.listen({ port: 0, host: '127.0.0.1' });
-  gatewayUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  await h.app.listen({ port: gatewayPort, host: '127.0.0.1' });
   // Like the demo desk: no callback URL of its own, the shop passes notifyUrl.
   desk = await provisionDesk(h.app, { desk: { callbackUrl: null } });
   // The shop's callback URL names its port, so the port is chosen first.

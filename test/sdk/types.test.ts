@@ -50,6 +50,12 @@ describe('SDK wire types from the OpenAPI document', () => {
     expectTypeOf<FeedEvent['body']>().toEqualTypeOf<string>();
     expectTypeOf<EventsPage['next']>().toEqualTypeOf<string | null>();
     expectTypeOf<CallbackEvent['event']>().toEqualTypeOf<'order.completed' | 'order.cancelled' | 'order.appealed' | 'order.updated'>();
+    // Where to send the customer, and whether the order moves real money: in the create answer, every read and every callback.
+    expectTypeOf<CreatedOrder['payPageUrl']>().toEqualTypeOf<string>();
+    expectTypeOf<Order['payPageUrl']>().toEqualTypeOf<string>();
+    expectTypeOf<CreatedOrder['sandbox']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Order['sandbox']>().toEqualTypeOf<boolean>();
+    expectTypeOf<CallbackEvent['sandbox']>().toEqualTypeOf<boolean>();
   });
 
   it('type what the client resolves to', () => {

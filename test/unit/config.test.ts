@@ -79,6 +79,13 @@ describe('parseConfig', () => {
     expect(parseConfig({ PORT: '9090', PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl).toBe('https://pay.example.com');
   });
 
+  it('PUBLIC_URL is the name to use; PUBLIC_BASE_URL still works, and PUBLIC_URL wins over it', () => {
+    expect(parseConfig({ PORT: '9090', PUBLIC_URL: 'https://pay.example.com/gate/' }).publicBaseUrl).toBe('https://pay.example.com/gate');
+    expect(parseConfig({ PUBLIC_URL: 'https://new.example.com', PUBLIC_BASE_URL: 'https://old.example.com' }).publicBaseUrl).toBe('https://new.example.com');
+    // Blank counts as not given, as for every variable.
+    expect(parseConfig({ PUBLIC_URL: ' ', PUBLIC_BASE_URL: 'https://old.example.com' }).publicBaseUrl).toBe('https://old.example.com');
+  });
+
   it.each(['true', 'TRUE', '1', 'yes'])('SEED_DEMO=%s is true', (v) => expect(parseConfig({ SEED_DEMO: v }).seedDemo).toBe(true));
   it.each(['false', 'False', '0', 'no'])('SEED_DEMO=%s is false', (v) => expect(parseConfig({ SEED_DEMO: v }).seedDemo).toBe(false));
 
@@ -104,6 +111,11 @@ describe('parseConfig', () => {
     ['FX_SOURCES', { FX_SOURCES: 'cbr,yahoo' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://pay.example.com' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'pay.example.com' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'pay.example.com' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'https://pay.example.com/?shop=1' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'https://pay.example.com/#top' }],
+    // The name given is the name blamed, even beside a good older one.
+    ['PUBLIC_URL', { PUBLIC_URL: 'ftp://pay.example.com', PUBLIC_BASE_URL: 'https://pay.example.com' }],
     ['RATE_MAX_JUMP_PERCENT', { RATE_MAX_JUMP_PERCENT: '0' }],
     ['APPEAL_SLA_HOURS', { APPEAL_SLA_HOURS: '0' }],
     ['CABINET_SIGNUP', { CABINET_SIGNUP: 'invite' }],

@@ -705,7 +705,7 @@ ${(['outbox_events', 'outbox_events_archive'] as const)
            -- What a completed order was paid: its amount (every order here is paid its own).
            || CASE WHEN a.st = 'Completed' THEN '"},"paidAmount":{"value":"' || a.amount::text || '","currency":"' || a.currency ELSE '' END
            || '"},"method":"' || a.method || '","rail":' || coalesce('"' || a.rail || '"', 'null')
-           || ',"occurredAt":"' || ${iso('a.at')} || '"}',
+           || ',"occurredAt":"' || ${iso('a.at')} || '","sandbox":' || CASE WHEN a.sandbox THEN 'true' ELSE 'false' END || '}',
          a.url, lower(substring(a.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^:/?#]*)')),
          a.final, a.n, NULL, NULL, NULL, ${tsOf('a.at')},
          ${tsOf('CASE a.n WHEN 1 THEN a.a1 WHEN 2 THEN a.a2 ELSE a.a3 END')}, a.sandbox

@@ -13,6 +13,8 @@ import { createLimit, listLimitViews, listNotificationViews, removeLimit } from 
 import { sendOk } from '../../server/errors.js';
 import * as A from '../../schemas/admin.js';
 import * as O from '../../schemas/operators.js';
+import * as Ap from '../../schemas/applications.js';
+import { getMerchantApplication, rejectApplication } from '../../services/applications.js';
 import { listOperatorAccounts, patchOperator } from '../../services/operators.js';
 import { adminRouteSchema, IdParam } from '../../schemas/common.js';
 import Type from 'typebox';
@@ -20,6 +22,9 @@ import type { FastifyRequest } from 'fastify';
 import { audited, listAudit } from '../../services/audit.js';
 import { createOperator, createUser } from '../../services/accounts.js';
 import { recordWithdrawal } from '../../services/withdrawals.js';
+import { listWithdrawalRequests, payWithdrawalRequest, rejectWithdrawalRequest } from '../../services/withdrawalRequests.js';
+import * as W from '../../schemas/withdrawals.js';
+import type { WithdrawalStatus } from '../../domain/payouts.js';
 
 const doc = adminRouteSchema;
 
@@ -46,8 +51,36 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/merchants/:id', { schema: doc({ id: 'getMerchant', summary: 'A merchant with its balance', params: merchantId, ok: A.MerchantWithBalance, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await op.getMerchant(ctx, req.params.id)),
     );
-    admin.post('/merchants/:id/approve', { schema: doc({ id: 'approveMerchant', summary: 'Approve: live providers from now on; `warnings` names the desks no live provider serves yet', params: merchantId, ok: A.ApprovedMerchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await act(req, 'merchant.approve', req.params.id, (c) => op.approveMerchant(c, req.params.id))),
+    admin.post(
+      '/merchants/:id/approve',
+      {
+        schema: doc({
+          id: 'approveMerchant',
+          summary: 'Approve: live providers from now on; `warnings` names the desks no live provider serves yet and the currencies priced by demo rates',
+          description: 'Desks without a tariff get the default one; with no default, `409 TARIFF_REQUIRED` names them and nothing changes. The application, if any, is approved and the owners are mailed.',
+          params: merchantId,
+          ok: A.ApprovedMerchant,
+          errors: ['MERCHANT_NOT_FOUND', 'TARIFF_REQUIRED'],
+        }),
+      },
+      async (req, reply) => sendOk(req, reply, await act(req, 'merchant.approve', req.params.id, (c) => op.approveMerchant(c, req.params.id))),
+    );
+    admin.post(
+      '/merchants/:id/reject',
+      {
+        schema: doc({
+          id: 'rejectMerchant',
+          summary: 'Reject the submitted application with a reason the merchant reads; the merchant may edit it and submit again',
+          params: merchantId,
+          body: Ap.RejectMerchantBody,
+          ok: Ap.MerchantApplication,
+          errors: ['MERCHANT_NOT_FOUND', 'APPLICATION_NOT_SUBMITTED'],
+        }),
+      },
+      async (req, reply) => sendOk(req, reply, await act(req, 'merchant.reject', req.params.id, (c) => rejectApplication(c, req.params.id, req.body.reason))),
+    );
+    admin.get('/merchants/:id/application', { schema: doc({ id: 'getMerchantApplication', summary: 'The merchant\'s application for approval and where it stands', params: merchantId, ok: Ap.MerchantApplication, errors: ['MERCHANT_NOT_FOUND', 'APPLICATION_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getMerchantApplication(ctx, req.params.id)),
     );
     admin.post('/merchants/:id/block', { schema: doc({ id: 'blockMerchant', summary: 'Block: orders answer MERCHANT_INACTIVE', params: merchantId, body: A.BlockBody, ok: A.Merchant, errors: ['MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'merchant.block', req.params.id, (c) => op.blockMerchant(c, req.params.id, req.body.reason ?? null))),
@@ -78,7 +111,7 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.get('/desks', { schema: doc({ id: 'listDesks', summary: 'Cash desks, newest first', querystring: A.ListDesksQuery, ok: A.PageOf(A.Desk) }) }, async (req, reply) =>
       sendOk(req, reply, await op.listDeskViews(ctx, { merchantId: req.query.merchantId ?? null, before: req.query.before, limit: limit(req.query) })),
     );
-    admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INVALID_CALLBACK_URL'] }) }, async (req, reply) => {
+    admin.post('/merchants/:id/desks', { schema: doc({ id: 'createDesk', summary: 'Create a cash desk; the secret is in this response only', params: merchantId, body: A.CreateDeskBody, ok: A.DeskWithSecret, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INVALID_CALLBACK_URL', 'TARIFF_REQUIRED'] }) }, async (req, reply) => {
       const b = req.body;
       const desk = await act(req, 'desk.create', null, (c) => op.createDesk(c, req.params.id, {
         method: b.method,
@@ -91,6 +124,8 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
         // Left out: the default tariff; null: no fee.
         tariffId: b.tariffId,
         name: b.name,
+        // A test desk for life; left out, a live desk.
+        sandbox: b.sandbox ?? false,
       }), (r) => r.id);
       return sendOk(req, reply, desk, 201);
     });
@@ -225,8 +260,19 @@ export function adminRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     admin.post('/merchants/:id/users', { schema: doc({ id: 'createUser', summary: 'Add a cabinet user to a merchant', params: merchantId, body: A.CreateUserBody, ok: A.UserAccount, status: 201, errors: ['EMAIL_TAKEN', 'MERCHANT_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'user.create', req.params.id, (c) => createUser(c, req.params.id, req.body)), 201),
     );
-    admin.post('/merchants/:id/withdrawals', { schema: doc({ id: 'recordWithdrawal', summary: 'Record a withdrawal arranged with support: the balance shrinks at once', params: merchantId, body: A.WithdrawalBody, ok: A.Withdrawal, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INSUFFICIENT_BALANCE'] }) }, async (req, reply) =>
+    admin.post('/merchants/:id/withdrawals', { schema: doc({ id: 'recordWithdrawal', summary: 'Record a withdrawal paid outside a request: the balance shrinks at once; it never takes what open requests hold', params: merchantId, body: A.WithdrawalBody, ok: A.Withdrawal, status: 201, errors: ['MERCHANT_NOT_FOUND', 'INSUFFICIENT_BALANCE'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'merchant.withdraw', req.params.id, (c) => recordWithdrawal(c, req.params.id, req.body)), 201),
+    );
+    // ---- withdrawal requests (asked for in the cabinet; paid or rejected here)
+    admin.get('/withdrawal-requests', { schema: doc({ id: 'listWithdrawalRequests', summary: 'Withdrawal requests: the open queue (status=requested) oldest first, others newest first', querystring: W.ListWithdrawalRequestsQuery, ok: A.PageOf(W.RequestedWithdrawal) }) }, async (req, reply) =>
+      sendOk(req, reply, await listWithdrawalRequests(ctx, { status: req.query.status as WithdrawalStatus | undefined, merchantId: req.query.merchantId, after: req.query.after, before: req.query.before, limit: limit(req.query) })),
+    );
+    const decideErrors: ErrorCode[] = ['WITHDRAWAL_NOT_FOUND', 'WITHDRAWAL_ALREADY_DECIDED'];
+    admin.post('/withdrawal-requests/:id/paid', { schema: doc({ id: 'markWithdrawalPaid', summary: 'Mark a requested withdrawal paid: the ledger\'s withdrawal entry, the balance shrinks, the hold is released', params: W.WithdrawalIdParam, body: W.WithdrawalPaidBody, ok: W.RequestedWithdrawal, errors: [...decideErrors, 'INSUFFICIENT_BALANCE'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'withdrawal.pay', req.params.id, (c) => payWithdrawalRequest(c, req.params.id, req.body.reference, req.actor ?? 'token'))),
+    );
+    admin.post('/withdrawal-requests/:id/reject', { schema: doc({ id: 'rejectWithdrawalRequest', summary: 'Reject a requested withdrawal with a reason: the hold is released, no money moves', params: W.WithdrawalIdParam, body: W.WithdrawalRejectBody, ok: W.RequestedWithdrawal, errors: decideErrors }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'withdrawal.reject', req.params.id, (c) => rejectWithdrawalRequest(c, req.params.id, req.body.reason, req.actor ?? 'token'))),
     );
     admin.get('/audit', { schema: doc({ id: 'listAudit', summary: 'The audit trail, newest first', querystring: A.ListAuditQuery, ok: A.PageOf(A.AuditEntry) }) }, async (req, reply) =>
       sendOk(req, reply, await listAudit(ctx, { objectId: req.query.objectId, before: req.query.before, limit: limit(req.query) })),

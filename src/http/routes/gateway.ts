@@ -46,7 +46,7 @@ export function gatewayRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     gw.get(
       '/balance',
       { schema: routeSchema({ ...signed, tags: ['desk'], operationId: 'getBalance', summary: 'The merchant balance, shared by its desks', ok: { status: 200, result: S.Balance, description: 'USD' }, errors: AUTH }) },
-      async (req, reply) => sendOk(req, reply, balanceOf(req.merchant!)),
+      async (req, reply) => sendOk(req, reply, balanceOf(req.merchant!, req.desk!)),
     );
 
     gw.post(

@@ -87,4 +87,23 @@
     method.addEventListener('change', show);
     show();
   }
+
+  // The payout destination form shows only the fields of the chosen kind; the others are emptied.
+  var kinds = document.querySelectorAll('#new-destination input[name=kind]');
+  if (kinds.length) {
+    var groups = document.querySelectorAll('#new-destination fieldset[data-kinds]');
+    var showKind = function () {
+      var chosen = document.querySelector('#new-destination input[name=kind]:checked');
+      for (var g = 0; g < groups.length; g++) {
+        var mine = !!chosen && groups[g].getAttribute('data-kinds').split(' ').indexOf(chosen.value) >= 0;
+        groups[g].hidden = !mine;
+        if (!mine) {
+          var fields = groups[g].querySelectorAll('input');
+          for (var f = 0; f < fields.length; f++) fields[f].value = '';
+        }
+      }
+    };
+    for (var r = 0; r < kinds.length; r++) kinds[r].addEventListener('change', showKind);
+    showKind();
+  }
 })();

@@ -1,10 +1,12 @@
 import type { MerchantBalance } from '../../services/balance.js';
+import type { FundsView, WithdrawalView } from '../../services/withdrawalRequests.js';
 import { dec } from '../../domain/money.js';
 import { barChart, CHART_STYLES } from '../charts.js';
 import { html, type Html } from '../html.js';
 import { cabinetPage, listTable, money, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
 import { statementForm } from './statement.js';
+import { requestsTable } from './withdrawalsView.js';
 
 const KIND_LABEL: Record<string, string> = { credit: 'Credit', reversal: 'Reversal', withdrawal: 'Withdrawal', adjustment: 'Adjustment' };
 
@@ -14,10 +16,24 @@ const usd = (v: string) => (v.startsWith('-') ? html`<span class="neg">${money(v
 type Day = MerchantBalance['days'][number];
 type Entry = MerchantBalance['entries'][number];
 
+/** What withdrawal requests hold of the live balance, and the latest of them. */
+export interface BalanceWithdrawals {
+  funds: FundsView;
+  requests: readonly WithdrawalView[];
+}
+
+/** The latest withdrawal requests with their statuses, and the way to ask for one. */
+function withdrawalsCard(w: BalanceWithdrawals): Html {
+  return html`<section class="card" aria-labelledby="wr-h" id="balance-withdrawals"><h2 id="wr-h">Withdrawal requests</h2>
+${w.requests.length === 0 ? html`<p class="muted">No withdrawal requested yet.</p>` : requestsTable(w.requests, 'Latest withdrawal requests, newest first')}
+<p><a href="/cabinet/withdrawals">${w.requests.length === 0 ? 'Request a withdrawal and manage payout destinations' : 'All requests, a new request and payout destinations'} →</a></p>
+</section>`;
+}
+
 /** Marks the balance `GET /gw/v1/balance` answers now. */
 const apiBadge = html` <span class="badge ok">API balance</span>`;
 
-export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
+export function balancePage(c: CabinetRequest, b: MerchantBalance, w: BalanceWithdrawals): Html {
   const oldestFirst = [...b.days].reverse();
   const active = b.days.filter((d) => !isZero(d.credits) || !isZero(d.reversals) || !isZero(d.withdrawals) || !isZero(d.adjustments));
   return cabinetPage(
@@ -28,18 +44,20 @@ export function balancePage(c: CabinetRequest, b: MerchantBalance): Html {
 <div class="grid three">
 <section class="card${b.mode === 'live' ? ' current' : ''}" aria-labelledby="live-h"><h2 id="live-h">Live balance${b.mode === 'live' ? apiBadge : ''}</h2>
 <p class="figure" id="live-balance">${money(b.live, b.currency)}</p>
+<dl class="fields" id="withdrawable"><dt>Available to withdraw</dt><dd id="available">${money(w.funds.available, 'USD')}</dd><dt>Held by withdrawal requests</dt><dd id="held">${money(w.funds.held, 'USD')}</dd></dl>
 <p class="hint">${b.mode === 'live'
-  ? html`Money of live orders: credits less reversals, withdrawals and adjustments. Withdrawals are arranged with support and appear in the ledger. This is what <code>GET /gw/v1/balance</code> answers.`
+  ? html`Money of live orders: credits less reversals, withdrawals and adjustments. Owners ask for withdrawals on the <a href="/cabinet/withdrawals">withdrawals</a> page; once paid, they appear in the ledger. This is what <code>GET /gw/v1/balance</code> answers with a live desk's key.`
   : html`Money of live orders, which start once the account is approved: withdrawals are paid from it.`}</p>
 </section>
 <section class="card${b.mode === 'sandbox' ? ' current' : ''}" aria-labelledby="sandbox-h"><h2 id="sandbox-h">Sandbox balance${b.mode === 'sandbox' ? apiBadge : ''}</h2>
 <p class="figure" id="sandbox-balance">${money(b.sandbox, b.currency)}</p>
-<p class="hint">Simulated payments of sandbox orders: never withdrawable and never part of the live balance.${b.mode === 'sandbox' ? html` While the account is in the sandbox, this is what <code>GET /gw/v1/balance</code> answers.` : ''}</p>
+<p class="hint">Simulated payments of sandbox orders: never withdrawable and never part of the live balance.${b.mode === 'sandbox' ? html` While the account is in the sandbox, this is what <code>GET /gw/v1/balance</code> answers.` : html` Test desks' orders are credited here, and a test desk's key reads it from <code>GET /gw/v1/balance</code>.`}</p>
 </section>
 <section class="card" aria-labelledby="today-h"><h2 id="today-h">Today (UTC, ${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 <dl class="fields"><dt>Turnover</dt><dd>${money(b.days[0]?.turnover ?? '0', 'USD')}</dd><dt>Credits</dt><dd>${money(b.days[0]?.credits ?? '0', 'USD')}</dd><dt>Reversals</dt><dd>${money(b.days[0]?.reversals ?? '0', 'USD')}</dd><dt>Withdrawals</dt><dd>${money(b.days[0]?.withdrawals ?? '0', 'USD')}</dd></dl>
 </section>
 </div>
+${withdrawalsCard(w)}
 <section class="card" aria-labelledby="chart-h"><h2 id="chart-h">Last ${b.days.length} days (${b.mode === 'live' ? 'live' : 'sandbox'} money)</h2>
 ${barChart({
   title: `Turnover and credits per day, last ${b.days.length} days (UTC)`,

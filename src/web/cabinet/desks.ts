@@ -29,7 +29,7 @@ export function deskRoutes(app: FastifyInstance, ctx: Ctx): void {
     const { form, problem } = formWithProblem(req, DeskForm);
     const f = deskFormOf(form);
     try {
-      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem), name: f.name === '' ? undefined : f.name });
+      const d = await createDesk(ctx, c.merchant.id, { method: f.method, ...deskFields(f, problem), name: f.name === '' ? undefined : f.name, sandbox: f.sandbox });
       const { secret, ...view } = d;
       return sendPage(reply, 201, deskCreatedPage(c, view, secret, ctx.config.publicBaseUrl));
     } catch (err) {
@@ -57,11 +57,14 @@ export function deskRoutes(app: FastifyInstance, ctx: Ctx): void {
     const c = cab(req);
     const desk = await merchantDesk(ctx, c.merchant.id, param(req, 'deskId'));
     const { form, problem } = formWithProblem(req, DeskForm);
-    // The method is the desk's for life; a form without a name (an empty field) keeps the desk's.
+    // The method and the test mode are the desk's for life; a form without a name (an empty field) keeps the desk's.
     const typed = deskFormOf(form);
-    const f = { ...typed, method: desk.method, name: typed.name || desk.name };
+    const f = { ...typed, method: desk.method, name: typed.name || desk.name, sandbox: desk.sandbox };
+    // The form has no mode; one sent that differs from the desk's is refused like a bad field.
+    const modeChanged = form.sandbox !== undefined && (form.sandbox === 'true') !== desk.sandbox;
+    const refused = (problem?.startsWith('method:') ? null : problem) ?? (modeChanged ? 'sandbox: a cash desk keeps its test mode for life; create another desk' : null);
     try {
-      await patchDesk(ctx, desk.id, { ...deskFields(f, problem?.startsWith('method:') ? null : problem), name: f.name });
+      await patchDesk(ctx, desk.id, { ...deskFields(f, refused), name: f.name });
       return seeOther(reply, `/cabinet/desks/${desk.id}?done=saved`);
     } catch (err) {
       if (!(err instanceof AppError) || NOT_FOUND_CODES.has(err.code)) throw err;
@@ -113,6 +116,7 @@ function deskFormOf(form: Static<typeof DeskForm>): DeskFormView {
     maxUsd: str(form.maxUsd, 40) || '0',
     callbackUrl: str(form.callbackUrl, 2048),
     callbacksEnabled: form.callbacksEnabled !== 'false',
+    sandbox: form.sandbox === 'true',
   };
 }
 
@@ -124,7 +128,7 @@ function limitField(v: string): string {
 
 /** The settings form as the desk has them now. */
 function storedDeskForm(d: ReturnType<typeof deskView>): DeskFormView {
-  return { name: d.name, method: d.method, rails: d.rails, currencies: d.currencies, minUsd: limitField(d.minUsd), maxUsd: limitField(d.maxUsd), callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled };
+  return { name: d.name, method: d.method, rails: d.rails, currencies: d.currencies, minUsd: limitField(d.minUsd), maxUsd: limitField(d.maxUsd), callbackUrl: d.callbackUrl ?? '', callbacksEnabled: d.callbacksEnabled, sandbox: d.sandbox };
 }
 
 /** What the schema leaves to the form: at least one currency, and a bound on the lists. */

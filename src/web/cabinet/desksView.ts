@@ -20,6 +20,8 @@ export interface DeskView {
   enabled: boolean;
   stopReason: string | null;
   createdAt: string;
+  /** A test desk: its orders are sandbox orders, whatever the account's status. */
+  sandbox: boolean;
 }
 
 export interface DeskForm {
@@ -32,15 +34,25 @@ export interface DeskForm {
   maxUsd: string;
   callbackUrl: string;
   callbacksEnabled: boolean;
+  /** Chosen on a new desk only: a desk is a test desk or a live desk for life. */
+  sandbox: boolean;
 }
 
-export const EMPTY_DESK_FORM: DeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '', maxUsd: '', callbackUrl: '', callbacksEnabled: true };
+export const EMPTY_DESK_FORM: DeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '', maxUsd: '', callbackUrl: '', callbacksEnabled: true, sandbox: false };
 
 export function deskState(d: { enabled: boolean; stopReason: string | null }): Html {
   if (!d.enabled) return html`<span class="badge">Off</span>`;
   if (d.stopReason) return html`<span class="badge bad">Stopped</span>`;
   return html`<span class="badge ok">On</span>`;
 }
+
+/** A desk's mode: a test desk says so wherever the desk is shown; a live desk's badge is plain. */
+export function deskMode(d: { sandbox: boolean }): Html {
+  return d.sandbox ? html`<span class="badge warn">Test desk</span>` : html`<span class="badge">Live</span>`;
+}
+
+/** What a test desk is, where its page and its credentials are shown. */
+const testDeskNotice = html`<p class="notice warn" id="test-desk-notice"><strong>Test desk.</strong> Its orders are test orders whatever the account's status: served by the sandbox, paid by simulation from the cabinet, credited to the sandbox balance only, and marked <code>"sandbox": true</code> in the API and in callbacks. Never ship goods for them.</p>`;
 
 /** A desk as lists show it: its name first (a link to it), its id after. */
 export function deskLabel(d: { id: string; name: string } | undefined, id: string): Html {
@@ -56,9 +68,17 @@ function railHint(rail: string, currencies: readonly string[] | null): Html | st
   return parts.length ? html` <span class="hint">(${parts.join('; ')})</span>` : '';
 }
 
+/** The new desk's mode, chosen once: live (follows the account) or test (always the sandbox). */
+function modeChoice(sandbox: boolean): Html {
+  return html`<fieldset id="desk-mode" aria-describedby="desk-mode-hint"><legend>Mode</legend>
+<p class="hint" id="desk-mode-hint">Fixed for the desk's life: for the other mode, create another desk.</p>
+<label><input type="radio" name="sandbox" value="false"${!sandbox ? html` checked` : ''}> Live: real payments once the account is approved (test orders until then)</label>
+<label><input type="radio" name="sandbox" value="true"${sandbox ? html` checked` : ''}> Test: always test orders, paid by simulation from the cabinet; no real money ever moves</label></fieldset>`;
+}
+
 /**
- * The desk form: a new desk (any method), or the settings of desk `editId` (its method is fixed for
- * life). A refusal is shown inside the form, above its fields, with what was typed kept.
+ * The desk form: a new desk (any method), or the settings of desk `editId` (its method and mode are
+ * fixed for life). A refusal is shown inside the form, above its fields, with what was typed kept.
  */
 function deskForm(c: CabinetRequest, currencies: readonly string[], f: DeskForm, editId: string | null, error: string | null): Html {
   const methods = editId ? METHODS.filter((m) => m === f.method) : METHODS;
@@ -76,10 +96,12 @@ ${error ? html`<p class="notice bad" role="alert" id="${errorId}"><strong>Nothin
 <label>Name <span class="hint">Shown before the id in every list${editId ? '' : '; empty: “Desk N”'}.</span>
 <input type="text" name="name" maxlength="100" value="${f.name}"${editId ? html` required` : ''} autocomplete="off"></label>
 ${editId
-  ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>`
+  ? html`<input type="hidden" name="method" value="${f.method}"><p>Method: <strong>${f.method}</strong> <span class="hint">(bound to the desk for life)</span></p>
+<p>Mode: <strong>${f.sandbox ? 'Test' : 'Live'}</strong> <span class="hint">(fixed for the desk's life)</span></p>`
   : html`<label>Method <span class="hint">Bound to the desk for life. Tick the rails of this method below; methods without rails take none.</span>
 <select name="method" aria-describedby="method-list">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select></label>
 <ul class="hint method-list" id="method-list">${METHODS.map((m) => html`<li><strong>${m}</strong>: ${METHOD_SUMMARY[m]}</li>`)}</ul>`}
+${editId ? '' : modeChoice(f.sandbox)}
 ${railBoxes}
 <fieldset><legend>Currencies</legend>${codes.length === 0 ? html`<span class="hint">No currency is enabled on the platform yet.</span>` : codes.map(
     (code) => html`<label><input type="checkbox" name="currencies" value="${code}"${f.currencies.includes(code) ? html` checked` : ''}> ${code}</label>`,
@@ -110,6 +132,7 @@ ${desks.length === 0
       { label: 'Name', cell: (d) => html`<a href="/cabinet/desks/${d.id}">${d.name}</a>` },
       { label: 'Desk id', cell: (d) => html`<span class="mono id">${d.id}</span>` },
       { label: 'State', cell: deskState },
+      { label: 'Mode', cell: deskMode },
       { label: 'Method', cell: (d) => d.method },
       { label: 'Rails', cell: (d) => d.rails.join(', ') || '—' },
       { label: 'Currencies', cell: (d) => d.currencies.join(', ') },
@@ -119,9 +142,10 @@ ${mayChange(c) ? deskForm(c, currencies, form, null, error) : ''}`,
   );
 }
 
-function credentials(d: { id: string; name: string; key: string }, secret: string, baseUrl: string, what: string): Html {
+function credentials(d: { id: string; name: string; key: string; sandbox: boolean }, secret: string, baseUrl: string, what: string): Html {
   return html`<section class="card" aria-labelledby="cred-h"><h2 id="cred-h">${what}</h2>
 <p class="notice warn">Copy the secret now: it is shown this once and never again. Store it on your server only.</p>
+${d.sandbox ? testDeskNotice : ''}
 <dl class="fields">
 <dt>Name</dt><dd>${d.name}</dd>
 <dt>Desk id</dt><dd>${copyable(d.id, 'desk id', { id: 'desk-id' })}</dd>
@@ -136,7 +160,7 @@ ${snippet(nodeSnippet(baseUrl, d.key), 'SDK example')}</section>
 }
 
 export function deskCreatedPage(c: CabinetRequest, d: DeskView, secret: string, baseUrl: string): Html {
-  return cabinetPage(c, 'Cash desk created', 'desks', html`<h1>Cash desk created: ${d.name}</h1>${credentials(d, secret, baseUrl, 'Credentials')}`);
+  return cabinetPage(c, 'Cash desk created', 'desks', html`<h1>Cash desk created: ${d.name}${d.sandbox ? html` ${deskMode(d)}` : ''}</h1>${credentials(d, secret, baseUrl, 'Credentials')}`);
 }
 
 export function secretRotatedPage(c: CabinetRequest, d: DeskView, secret: string, baseUrl: string): Html {
@@ -197,13 +221,15 @@ export function deskPage(c: CabinetRequest, d: DeskView, picture: MethodsPicture
     c,
     `Desk ${d.name}`,
     'desks',
-    html`<h1>${d.name} ${deskState(d)}</h1>
+    html`<h1>${d.name} ${deskState(d)}${d.sandbox ? html` ${deskMode(d)}` : ''}</h1>
 <p class="subtitle">Cash desk ${copyable(d.id, 'desk id')}</p>
 ${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
+${d.sandbox ? testDeskNotice : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="fields-h"><h2 id="fields-h">Settings</h2>
 <dl class="fields">
 <dt>Name</dt><dd>${d.name}</dd>
+<dt>Mode</dt><dd id="desk-mode-value">${d.sandbox ? 'Test desk: sandbox orders only (fixed for life)' : 'Live desk (fixed for life)'}</dd>
 <dt>Key</dt><dd>${copyable(d.key, 'key')}</dd>
 <dt>Method</dt><dd>${d.method}</dd>
 <dt>Rails</dt><dd>${d.rails.join(', ') || '— (this method has no rails)'}</dd>

@@ -1,6 +1,7 @@
 import { CreateDeskBody, CreateMerchantBody, CreateUserBody, PatchDeskBody } from '../../schemas/admin.js';
 import { OpenAppealBody } from '../../schemas/gateway.js';
-import { fieldsFrom, files, sessionForm, text } from '../forms.js';
+import { DESTINATION_KINDS } from '../../domain/payouts.js';
+import { choice, fieldsFrom, files, sessionForm, text } from '../forms.js';
 
 /**
  * The cabinet's forms, each declared once. Where the operator API takes the same shape, the fields
@@ -16,9 +17,10 @@ export const SignUpForm = sessionForm({
 
 /**
  * `POST /cabinet/desks` and `/cabinet/desks/{id}/settings`: the desk fields of the operator API
- * (web spec). The settings form repeats the method in a hidden input; the desk keeps its own.
+ * (web spec). The settings form repeats the method in a hidden input; the desk keeps its own, and
+ * its test mode (`sandbox`, chosen on the new-desk form only).
  */
-export const DeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled']));
+export const DeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled', 'sandbox']));
 
 /** `POST /cabinet/desks/{id}/enabled`. */
 export const DeskEnabledForm = sessionForm(fieldsFrom(PatchDeskBody, ['enabled']));
@@ -76,3 +78,39 @@ export const RoleForm = sessionForm(fieldsFrom(CreateUserBody, ['role']));
  * hidden `username` input, for password managers; the route does not read it.
  */
 export const AcceptInvitationForm = sessionForm({ username: text({ maxLength: 320 }), ...fieldsFrom(CreateUserBody, ['password']) });
+
+/**
+ * `POST /cabinet/payout-destinations` (web spec): the kind, then the fields it takes: a USDT
+ * `address`, or a bank's `iban` or `account` with `holder` and `bank`; a `label` to know it by.
+ */
+export const DestinationForm = sessionForm({
+  kind: choice(DESTINATION_KINDS),
+  label: text({ maxLength: 200 }),
+  address: text({ maxLength: 200 }),
+  iban: text({ maxLength: 200 }),
+  account: text({ maxLength: 200 }),
+  holder: text({ maxLength: 200 }),
+  bank: text({ maxLength: 200 }),
+});
+
+/** `POST /cabinet/withdrawals` (web spec): the amount in USD as typed, a saved destination, and the two-factor code when codes are on. */
+export const WithdrawalForm = sessionForm({
+  amountUsd: text({ maxLength: 40 }),
+  destinationId: text({ maxLength: 64 }),
+  code: text({ maxLength: 40 }),
+});
+
+/**
+ * `POST /cabinet/application` (web spec): the application's fields under these names, and
+ * `submit=true` to submit it rather than save a draft. The bounds here only keep a request small;
+ * the rules of each field, with a message per field, are the domain's (`checkApplication`).
+ */
+export const ApplicationForm = sessionForm({
+  legalName: text({ maxLength: 4000 }),
+  country: text({ maxLength: 100 }),
+  website: text({ maxLength: 8000 }),
+  description: text({ maxLength: 20000 }),
+  monthlyVolumeUsd: text({ maxLength: 100 }),
+  contact: text({ maxLength: 4000 }),
+  submit: choice(['true', 'false']),
+});

@@ -1,5 +1,7 @@
 import { html, type Html, type Interpolation } from '../html.js';
-import { cabinetPage } from './layout.js';
+import { cabinetPage, utc } from './layout.js';
+import { applicationState } from './applicationView.js';
+import type { ApplicationView } from '../../services/applications.js';
 import type { CabinetRequest } from './session.js';
 
 /** The home page: the account's status, the getting-started checklist and a signed test call. */
@@ -8,18 +10,34 @@ export interface HomeData {
   progress: { hasDesk: boolean; hasOrder: boolean; hasDeliveredCallback: boolean; hasCompletedSandboxOrder: boolean };
   firstDesk: { id: string; name: string; key: string } | null;
   baseUrl: string;
+  /** The application for approval, null when none is written yet. */
+  application?: ApplicationView | null;
 }
 
 function statusExplained(m: CabinetRequest['merchant']): Html {
   if (m.status === 'Active') {
-    return html`<p><span class="badge ok">Active</span> Your account is approved: new orders are live orders, paid with real money and credited to the live balance.</p>`;
+    return html`<p><span class="badge ok">Active</span> Your account is approved: new orders are live orders, paid with real money and credited to the live balance. To keep testing, create a test desk on <a href="/cabinet/desks">Cash desks</a>: its orders stay test orders.</p>`;
   }
   if (m.status === 'Blocked') {
     return html`<p><span class="badge bad">Blocked</span> Your account is blocked: the API refuses new orders (MERCHANT_INACTIVE).${m.block_reason ? html` Reason: ${m.block_reason}.` : ''} Contact support to resolve it.</p>`;
   }
   return m.sandbox
-    ? html`<p><span class="badge warn">Under review</span> We are reviewing your business. Meanwhile the sandbox is on: integrate now with test orders; nothing you build changes when live payments open.</p>`
-    : html`<p><span class="badge warn">Under review</span> We are reviewing your business; orders are served once the account is approved.</p>`;
+    ? html`<p><span class="badge warn">Under review</span> Live payments open once we approve the account. Meanwhile the sandbox is on: integrate now with test orders; nothing you build changes when live payments open.</p>`
+    : html`<p><span class="badge warn">Under review</span> Orders are served once we approve the account.</p>`;
+}
+
+/** Where the application for approval stands, with the way to it, while the account is not approved. */
+function applicationLine(m: CabinetRequest['merchant'], a: ApplicationView | null | undefined): Html | '' {
+  if (m.status === 'Active' || m.status_before_block === 'Active') return '';
+  const link = (text: string) => html`<a href="/cabinet/application">${text}</a>`;
+  const { badge } = applicationState(a ?? null);
+  let text: Interpolation;
+  if (!a) text = html`Apply for approval: ${link('fill in the application')} about the business.`;
+  else if (a.status === 'draft') text = html`Your application is a draft: ${link('finish and submit it')}.`;
+  else if (a.status === 'submitted') text = html`Application submitted ${utc(a.submittedAt)}: we are reviewing it (${link('see the application')}).`;
+  else if (a.status === 'rejected') text = html`We could not approve the application: ${a.reason ?? ''} ${link('Change it and submit again')}.`;
+  else return '';
+  return html`<p id="application-status">${badge} ${text}</p>`;
 }
 
 /**
@@ -62,7 +80,7 @@ export function homePage(c: CabinetRequest, d: HomeData): Html {
     'Home',
     'home',
     html`<h1>${c.merchant.name}</h1>
-<section class="card" aria-labelledby="status-h"><h2 id="status-h">Account</h2>${statusExplained(c.merchant)}</section>
+<section class="card" aria-labelledby="status-h"><h2 id="status-h">Account</h2>${statusExplained(c.merchant)}${applicationLine(c.merchant, d.application)}</section>
 <section class="card" aria-labelledby="start-h"><h2 id="start-h">Get started</h2>
 <ol class="checklist">
 ${step(p.hasDesk, html`<a href="/cabinet/desks#new-desk">Create a cash desk</a>: its method, rails, currencies and callback URL.`)}

@@ -6,7 +6,7 @@ import { listDeskViews } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
 import { orderPageExtras } from '../../services/orderTimeline.js';
 import { findOrderRow, listOrderRows } from '../../services/orders.js';
-import { orderView } from '../../services/orderViews.js';
+import { orderFields } from '../../services/orderViews.js';
 import type { OrderRow } from '../../services/shapes.js';
 import { html } from '../html.js';
 import { sendPage } from '../layout.js';
@@ -101,7 +101,7 @@ function listQuery(f: OrderFilters) {
 
 /** An order as the cabinet shows it: the API's read plus its desk and whether it is a test. */
 export function orderDetail(o: OrderRow): OrderDetail {
-  const v = orderView(o);
+  const v = orderFields(o);
   return { ...v, description: o.description, deskId: o.desk_id, sandbox: o.sandbox, hasCallbackUrl: o.notify_url !== null };
 }
 

@@ -14,6 +14,7 @@ ${o.failed ? html`<p class="notice bad" role="alert" id="sign-in-error">Wrong em
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
 </form>
+<p><a href="/cabinet/password-reset">Forgot password?</a></p>
 ${o.signupOpen ? html`<p>New to Paygate? <a href="/cabinet/sign-up">Create an account</a>: you can integrate in the sandbox at once.</p>` : ''}`,
   );
 }

@@ -6,7 +6,9 @@ import { cabinetSignIn, onboardingProgress, signUpMerchant } from '../../service
 import { listDeskViews } from '../../services/operator.js';
 import { endSession } from '../../services/sessions.js';
 import { sendPage } from '../layout.js';
-import { cookieHeader, enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { cookieHeader, enterSession, preSessionCsrfValid, preSessionToken, requestLang, seeOther, sendTooManyAttempts, setCookies } from '../session.js';
+import { passwordResetRoutes } from '../passwordReset.js';
+import { cabinetResetPages } from './passwordResetView.js';
 import { ButtonForm, formOf, formWithProblem, SignInForm, withForm } from '../forms.js';
 import { handlePageError } from '../formGuard.js';
 import { SignUpForm } from './forms.js';
@@ -20,11 +22,14 @@ import { callbackRoutes } from './callbacks.js';
 import { deskRoutes } from './desks.js';
 import { orderRoutes } from './orders.js';
 import { linkRoutes, publicLinkRoute } from './links.js';
+import { withdrawalRoutes } from './withdrawals.js';
 import { invitationRoutes, teamRoutes } from './team.js';
 import { roleGate } from './roles.js';
 import { signInCodeRoute, twoFactorRoutes } from './twoFactor.js';
 import { signInCodePage } from './twoFactorView.js';
 import { homePage } from './homeView.js';
+import { applicationRoutes } from './application.js';
+import { findMerchantApplication } from '../../services/applications.js';
 import { messagePage } from './layout.js';
 import { signInPage, signUpPage } from './publicView.js';
 
@@ -38,8 +43,11 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get('/cabinet/sign-in', async (req, reply) => {
     const csrf = preSessionToken(ctx, CABINET, req, reply);
-    // After a sign-in code step that took too long: the password step starts again.
-    const notice = query(req).expired === '1' ? 'The sign-in step took too long. Enter your password again.' : null;
+    // After a sign-in code step that took too long: the password step starts again. After a reset: the new password.
+    const notice =
+      query(req).expired === '1' ? 'The sign-in step took too long. Enter your password again.'
+      : query(req).reset === '1' ? 'Your password is changed, and every session of your account is signed out. Sign in with the new password.'
+      : null;
     return sendPage(reply, 200, signInPage({ csrf, email: '', failed: false, signupOpen: signupOpen(), notice }));
   });
 
@@ -80,7 +88,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     // A value the form cannot take: the form again, with what was typed (passwords aside).
     if (problem) return sendPage(reply, 400, signUpPage({ csrf: preSessionToken(ctx, CABINET, req, reply), company, email, error: sentence(problem) }));
     try {
-      const { user } = await signUpMerchant(ctx, { company, email, password: form.password ?? '' });
+      const { user } = await signUpMerchant(ctx, { company, email, password: form.password ?? '', lang: requestLang(req) });
       return enterSession(ctx, CABINET, req, reply, user.id);
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'VALIDATION_ERROR' && err.code !== 'EMAIL_TAKEN')) throw err;
@@ -90,6 +98,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   invitationRoutes(app, ctx);
+  passwordResetRoutes(app, ctx, CABINET, cabinetResetPages);
   publicLinkRoute(app, ctx);
 
   app.register(async (signedIn) => {
@@ -115,7 +124,9 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     twoFactorRoutes(signedIn, ctx);
     callbackRoutes(signedIn, ctx);
     linkRoutes(signedIn, ctx);
+    withdrawalRoutes(signedIn, ctx);
     teamRoutes(signedIn, ctx);
+    applicationRoutes(signedIn, ctx);
   });
 }
 
@@ -128,8 +139,12 @@ function registerSignedIn(app: FastifyInstance, ctx: Ctx): void {
 
   app.get('/cabinet', async (req, reply) => {
     const c = cab(req);
-    const [progress, desks] = await Promise.all([onboardingProgress(ctx, c.merchant.id), listDeskViews(ctx, { merchantId: c.merchant.id, limit: 1 })]);
+    const [progress, desks, application] = await Promise.all([
+      onboardingProgress(ctx, c.merchant.id),
+      listDeskViews(ctx, { merchantId: c.merchant.id, limit: 1 }),
+      findMerchantApplication(ctx, c.merchant.id),
+    ]);
     const first = desks.items[0];
-    return sendPage(reply, 200, homePage(c, { progress, firstDesk: first ? { id: first.id, name: first.name, key: first.key } : null, baseUrl: ctx.config.publicBaseUrl }));
+    return sendPage(reply, 200, homePage(c, { progress, firstDesk: first ? { id: first.id, name: first.name, key: first.key } : null, baseUrl: ctx.config.publicBaseUrl, application }));
   });
 }

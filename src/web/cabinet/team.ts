@@ -3,7 +3,7 @@ import type { Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { acceptInvitation, changeMemberRole, inviteMember, openInvitation, removeMember, teamOf } from '../../services/team.js';
 import { sendPage } from '../layout.js';
-import { enterSession, preSessionCsrfValid, preSessionToken, seeOther, sendTooManyAttempts } from '../session.js';
+import { enterSession, preSessionCsrfValid, preSessionToken, requestLang, seeOther, sendTooManyAttempts } from '../session.js';
 import { ButtonForm, formOf, formWithProblem, withForm } from '../forms.js';
 import { cab, param, query, sentence, str } from './common.js';
 import { AcceptInvitationForm, InviteForm, RoleForm } from './forms.js';
@@ -16,7 +16,7 @@ export function teamRoutes(app: FastifyInstance, ctx: Ctx): void {
   const page = async (req: FastifyRequest, reply: FastifyReply, status: number, extra: Partial<Parameters<typeof teamPage>[1]> = {}) => {
     const c = cab(req);
     const team = await teamOf(ctx, c.merchant.id);
-    return sendPage(reply, status, teamPage(c, { ...team, form: EMPTY_INVITE_FORM, error: null, notice: null, invited: null, ...extra }));
+    return sendPage(reply, status, teamPage(c, { ...team, form: EMPTY_INVITE_FORM, error: null, notice: null, invited: null, mailing: ctx.config.smtp !== null, ...extra }));
   };
 
   app.get('/cabinet/team', async (req, reply) => {
@@ -34,7 +34,8 @@ export function teamRoutes(app: FastifyInstance, ctx: Ctx): void {
     const values: InviteFormValues = { email: str(form.email, 320), role: str(form.role, 20) || EMPTY_INVITE_FORM.role };
     try {
       if (problem) throw new AppError('VALIDATION_ERROR', problem);
-      const inv = await inviteMember(ctx, c.user, values);
+      // The invitee has no language yet: the mail is in the inviting browser's.
+      const inv = await inviteMember(ctx, c.user, { ...values, lang: requestLang(req) });
       const url = `${ctx.config.publicBaseUrl.replace(/\/$/, '')}${inv.path}`;
       return page(req, reply, 201, { invited: { url, email: inv.email, role: inv.role, expiresAt: inv.expiresAt } });
     } catch (err) {
@@ -81,7 +82,7 @@ export function invitationRoutes(app: FastifyInstance, ctx: Ctx): void {
     const { form, problem } = formWithProblem(req, AcceptInvitationForm);
     const again = (status: number, error: string) => sendPage(reply, status, invitationPage({ csrf: preSessionToken(ctx, CABINET, req, reply), token, ...inv, error }));
     if (problem) return again(400, sentence(problem));
-    const r = await acceptInvitation(ctx, token, form.password ?? '');
+    const r = await acceptInvitation(ctx, token, form.password ?? '', requestLang(req));
     if (r.ok) return enterSession(ctx, CABINET, req, reply, r.userId);
     if (r.reason === 'gone') return sendPage(reply, 410, messagePage(null, ...GONE));
     return again(r.reason === 'taken' ? 409 : 400, r.message);

@@ -1,4 +1,4 @@
-import { ROLES, type MemberView } from '../../services/team.js';
+import { ROLES, type InvitationMail, type MemberView } from '../../services/team.js';
 import { html, type Html } from '../html.js';
 import { cabinetPage, copyable, csrfInput, listTable, mayManageTeam, publicPage, utc } from './layout.js';
 import type { CabinetRequest } from './session.js';
@@ -6,8 +6,8 @@ import type { CabinetRequest } from './session.js';
 /** The team page (members, roles, invitations) and the invitation page where an invitee sets a password. */
 
 const ROLE_TEXT: Record<string, string> = {
-  owner: 'everything, the team included',
-  developer: 'desks, secrets, callbacks, orders and links; not the team',
+  owner: 'everything, the team and withdrawals included',
+  developer: 'desks, secrets, callbacks, orders and links; not the team nor withdrawals',
   viewer: 'reads only',
 };
 
@@ -16,7 +16,18 @@ export interface InvitationLine {
   role: string;
   createdAt: string;
   expiresAt: string;
+  mail: InvitationMail;
 }
+
+/** Where an invitation's mail stands, said as it is: "mailed" only once the mail server took it. */
+const MAIL_TEXT: Record<InvitationMail, { tone: 'ok' | 'warn' | 'bad' | ''; text: string }> = {
+  sent: { tone: 'ok', text: 'Mailed' },
+  queued: { tone: 'warn', text: 'Mailing' },
+  failed: { tone: 'bad', text: 'Mail failed' },
+  kept: { tone: '', text: 'Not mailed' },
+  none: { tone: '', text: 'Not mailed' },
+};
+const mailBadge = (m: InvitationMail) => html`<span class="badge${MAIL_TEXT[m].tone ? ` ${MAIL_TEXT[m].tone}` : ''}">${MAIL_TEXT[m].text}</span>`;
 
 export interface InviteFormValues {
   email: string;
@@ -39,7 +50,16 @@ function memberActions(c: CabinetRequest, m: MemberView, owners: number): Html |
 
 export function teamPage(
   c: CabinetRequest,
-  o: { members: readonly MemberView[]; invitations: readonly InvitationLine[]; form: InviteFormValues; error: string | null; notice: { kind: 'ok' | 'bad'; text: string } | null; invited: { url: string; email: string; role: string; expiresAt: string } | null },
+  o: {
+    members: readonly MemberView[];
+    invitations: readonly InvitationLine[];
+    form: InviteFormValues;
+    error: string | null;
+    notice: { kind: 'ok' | 'bad'; text: string } | null;
+    invited: { url: string; email: string; role: string; expiresAt: string } | null;
+    /** A mail server is set up: invitations leave by mail. */
+    mailing: boolean;
+  },
 ): Html {
   const owner = mayManageTeam(c);
   const owners = o.members.filter((m) => m.role === 'owner').length;
@@ -51,7 +71,10 @@ export function teamPage(
 ${o.notice ? html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'ok' ? 'status' : 'alert'}">${o.notice.text}</p>` : ''}
 ${o.invited
   ? html`<section class="card" aria-labelledby="inv-h" id="invitation"><h2 id="inv-h">Invitation for ${o.invited.email}</h2>
-<p class="notice warn">Copy this link now and send it to ${o.invited.email}: it is shown this once. It works once, until ${utc(o.invited.expiresAt)}.</p>
+${o.mailing
+  ? html`<p class="notice ok" role="status">A mail with this link is on its way to ${o.invited.email}. The team page below says once it has gone out.</p>
+<p class="notice warn">The link is shown here this once: copy it if you want to hand it over another way. It works once, until ${utc(o.invited.expiresAt)}.</p>`
+  : html`<p class="notice warn">No mail server is set up here, so no mail leaves: copy this link now and send it to ${o.invited.email} yourself. It is shown this once, and works once, until ${utc(o.invited.expiresAt)}.</p>`}
 <p>${copyable(o.invited.url, 'invitation link', { id: 'invitation-link', secret: true })}</p>
 <p class="hint">Whoever opens it sets a password and joins as ${o.invited.role} (${ROLE_TEXT[o.invited.role]}).</p></section>`
   : ''}
@@ -69,9 +92,13 @@ ${o.invitations.length > 0
 ${listTable<InvitationLine>('Open invitations', [
   { label: 'Email', cell: (i) => i.email },
   { label: 'Role', cell: (i) => i.role },
-  { label: 'Sent (UTC)', cell: (i) => utc(i.createdAt) },
+  { label: 'Invited (UTC)', cell: (i) => utc(i.createdAt) },
   { label: 'Lapses (UTC)', cell: (i) => utc(i.expiresAt) },
-], o.invitations)}</section>`
+  { label: 'Mail', cell: (i) => mailBadge(i.mail) },
+], o.invitations)}
+<p class="hint">${o.mailing
+  ? 'Mailed: the mail server took the mail. A mail that failed is not tried again: invite the person again, or send them the link another way.'
+  : 'No mail server is set up here, so invitations are not mailed: send each link yourself when you create it.'}</p></section>`
   : ''}
 ${owner
   ? html`<form class="card stack" method="post" action="/cabinet/team" id="invite"${o.error ? html` aria-describedby="invite-error"` : ''}>${csrfInput(c.csrf)}
@@ -80,7 +107,7 @@ ${o.error ? html`<p class="notice bad" role="alert" id="invite-error"><strong>No
 <label>Email <input type="email" name="email" required maxlength="320" autocomplete="off" value="${o.form.email}"></label>
 <label>Role <select name="role">${roleOptions(o.form.role)}</select></label>
 <ul class="plain hint">${ROLES.map((r) => html`<li><strong>${r}</strong>: ${ROLE_TEXT[r]}</li>`)}</ul>
-<div><button type="submit">Create invitation link</button></div>
+<div><button type="submit">${o.mailing ? 'Send the invitation' : 'Create invitation link'}</button></div>
 </form>`
   : ''}`,
   );

@@ -21,6 +21,8 @@ import {
   TariffBand,
   WithdrawalBody,
 } from '../../schemas/admin.js';
+import { WithdrawalPaidBody, WithdrawalRejectBody } from '../../schemas/withdrawals.js';
+import { RejectMerchantBody } from '../../schemas/applications.js';
 import type { TOptional, TUnsafe } from 'typebox';
 import { choice, fieldsFrom, sessionForm, text } from '../forms.js';
 
@@ -100,7 +102,7 @@ export const OperatorAccessForm = sessionForm({ disabled: choice(['true', 'false
  * `POST /office/merchants/{id}/desks`: the fields of `POST /admin/v1/merchants/{id}/desks`. The
  * tariff is a choice of the page: empty for the default tariff, `none` for no fee, or a `trf_` id.
  */
-export const NewDeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled', 'tariffId']));
+export const NewDeskForm = sessionForm(fieldsFrom(CreateDeskBody, ['name', 'method', 'rails', 'currencies', 'minUsd', 'maxUsd', 'callbackUrl', 'callbacksEnabled', 'tariffId', 'sandbox']));
 
 /** `POST /office/desks/{id}/tariff`: `none` for no fee, or a `trf_` id; `back` says which page to return to. */
 export const DeskTariffForm = sessionForm({ ...fieldsFrom(PatchDeskBody, ['tariffId']), back: choice(['merchant', 'desk'] as const) });
@@ -116,3 +118,10 @@ export const DeskSettingsForm = sessionForm(fieldsFrom(PatchDeskBody, ['name', '
 
 /** `POST /office/orders/{id}/report-payment`: the payer's reference (a UTR) when the provider gave one. */
 export const ReportPaymentForm = sessionForm(fieldsFrom(ReportPaymentBody, ['payerReference']));
+
+/** `POST /office/withdrawals/{id}/paid` and `/reject`: the transfer's reference, or why not, as the operator API takes them. */
+export const WithdrawalPaidForm = sessionForm(fieldsFrom(WithdrawalPaidBody, ['reference']));
+export const WithdrawalRejectForm = sessionForm(fieldsFrom(WithdrawalRejectBody, ['reason']));
+
+/** `POST /office/merchants/{id}/reject`: the operator's reason, as the operator API takes it; `back=queue` from the review queue. */
+export const RejectApplicationForm = sessionForm({ ...fieldsFrom(RejectMerchantBody, ['reason']), back: choice(['queue'] as const) });

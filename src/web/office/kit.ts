@@ -23,10 +23,13 @@ export const str = (x: unknown, max = 200) => (typeof x === 'string' ? x.trim().
 
 /** Where an action's notice is read back: `?done=` names one of these, never free text. */
 const NOTICES: Record<string, string> = {
-  approved: 'Merchant approved: live providers serve it from now on.',
+  approved: 'Merchant approved: live providers serve it from now on, and its owners are mailed.',
+  'application-rejected': 'Application rejected: its owners are mailed the reason, and the merchant may change it and submit again.',
   blocked: 'Merchant blocked: its orders answer MERCHANT_INACTIVE.',
   unblocked: 'Merchant unblocked.',
   withdrawn: 'Withdrawal recorded: the balance shrank by its amount.',
+  'withdrawal-paid': 'Withdrawal marked paid: the ledger holds its withdrawal, the balance shrank and the hold is released.',
+  'withdrawal-reject': 'Withdrawal request rejected: the hold is released and the owners are told why.',
   stopped: 'Desk stopped: its orders answer SHOP_STOPPED with the reason.',
   resumed: 'Resumed.',
   accepted: 'Appeal accepted: the order is completed and the merchant credited.',
@@ -43,7 +46,7 @@ const NOTICES: Record<string, string> = {
   'tariff-created': 'Tariff created.',
   'tariff-saved': 'Tariff saved: fees of orders completed from now on use its bands.',
   'tariff-default': 'This is the default tariff now: desks created without a tariff get it.',
-  'tariff-undefault': 'No default tariff now: desks created without a tariff trade without a fee.',
+  'tariff-undefault': 'No default tariff now: desks created without a tariff wait for one, and approving their merchant is refused until they have one.',
   'operator-created': 'Operator created: they sign in with the email and password given.',
   'operator-role': 'Role changed: it applies from their next page.',
   'operator-disabled': 'Operator disabled: they cannot sign in, and their sessions have ended.',

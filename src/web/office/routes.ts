@@ -12,6 +12,8 @@ import { kitFor, sentence, str, type Kit, type OfficeExtensions } from './kit.js
 import { OFFICE, officeSessionHook } from './session.js';
 import { messagePage } from './ui.js';
 import { codePage, signInPage } from './views/signIn.js';
+import { officeResetPages } from './views/passwordReset.js';
+import { passwordResetRoutes } from '../passwordReset.js';
 import { accountRoutes } from './routes/account.js';
 import { appealRoutes } from './routes/appeals.js';
 import { auditRoutes } from './routes/audit.js';
@@ -23,6 +25,8 @@ import { providerRoutes } from './routes/providers.js';
 import { queueRoutes } from './routes/queues.js';
 import { rateRoutes } from './routes/rates.js';
 import { tariffRoutes } from './routes/tariffs.js';
+import { mailRoutes } from './routes/mail.js';
+import { withdrawalRoutes } from './routes/withdrawals.js';
 
 /**
  * The operators' back office (web spec, "Back office"): sign-in with the required second factor in
@@ -31,7 +35,11 @@ import { tariffRoutes } from './routes/tariffs.js';
  * so the action and its audit entry commit together.
  */
 export function officeRoutes(app: FastifyInstance, ctx: Ctx, extensions: OfficeExtensions = {}): void {
-  app.get('/office/sign-in', async (req, reply) => sendPage(reply, 200, signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email: '', failed: false })));
+  app.get('/office/sign-in', async (req, reply) => {
+    const notice = (req.query as Record<string, unknown>).reset === '1' ? 'Your password is changed, and every session of your account is signed out. Sign in with the new password.' : null;
+    return sendPage(reply, 200, signInPage({ csrf: preSessionToken(ctx, OFFICE, req, reply), email: '', failed: false, notice }));
+  });
+  passwordResetRoutes(app, ctx, OFFICE, officeResetPages);
 
   app.post('/office/sign-in', withForm(SignInForm), async (req, reply) => {
     const admission = await ctx.limits.signIn.take(`office:${req.ip}`);
@@ -115,6 +123,7 @@ function twoFactorGate(ctx: Ctx) {
 function registerSignedIn(app: FastifyInstance, kit: Kit): void {
   accountRoutes(app, kit);
   queueRoutes(app, kit);
+  withdrawalRoutes(app, kit);
   merchantRoutes(app, kit);
   orderRoutes(app, kit);
   appealRoutes(app, kit);
@@ -124,4 +133,5 @@ function registerSignedIn(app: FastifyInstance, kit: Kit): void {
   capRoutes(app, kit);
   operatorRoutes(app, kit);
   auditRoutes(app, kit);
+  mailRoutes(app, kit);
 }

@@ -14,8 +14,8 @@ import type { OfficeRequest } from './session.js';
 export type Fn<K extends keyof typeof office> = (typeof office)[K] extends (...a: never[]) => unknown ? Awaited<ReturnType<(typeof office)[K]>> : never;
 
 export type Section =
-  | 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'merchants' | 'orders' | 'appeal-list' | 'providers' | 'rates' | 'caps' | 'tariffs'
-  | 'operators' | 'audit' | NavPath | null;
+  | 'home' | 'review' | 'appeals' | 'payed' | 'reconcile' | 'callbacks' | 'withdrawals' | 'merchants' | 'orders' | 'appeal-list' | 'providers' | 'rates' | 'caps' | 'tariffs'
+  | 'operators' | 'audit' | 'mail' | NavPath | null;
 
 /** The path of a navigation entry another room's page family adds: its pages name it as their section. */
 export type NavPath = `/office/${string}`;
@@ -160,9 +160,9 @@ export function officePage(s: Shell, title: string, section: Section, body: Inte
 <nav class="side" aria-label="Back office">
 <ul>${link(kept('/office'), 'home', 'Dashboard')}</ul>
 <h2 class="nav-head">Queues</h2>
-<ul>${link('/office/queues/review', 'review', 'Merchants to review', count(c.review))}${link(kept('/office/queues/appeals'), 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
+<ul>${link('/office/queues/review', 'review', 'Applications to review', count(c.review))}${link(kept('/office/queues/appeals'), 'appeals', 'Open appeals', count(c.appeals, c.overdue))}${link('/office/queues/payed', 'payed', 'Payments to confirm', count(c.payed))}${link('/office/queues/withdrawals', 'withdrawals', 'Withdrawals to pay', count(c.withdrawals))}${link('/office/queues/reconcile', 'reconcile', 'To reconcile', count(c.reconcile))}${link('/office/queues/callbacks', 'callbacks', 'Failing callbacks', count(c.callbacks))}${added('queues')}</ul>
 <h2 class="nav-head">Objects</h2>
-<ul>${link(kept('/office/merchants'), 'merchants', 'Merchants')}${link(kept('/office/orders'), 'orders', 'Orders')}${link(kept('/office/appeals'), 'appeal-list', 'Appeals')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/operators', 'operators', 'Operators')}${link('/office/audit', 'audit', 'Audit trail')}${added('objects')}</ul>
+<ul>${link(kept('/office/merchants'), 'merchants', 'Merchants')}${link(kept('/office/orders'), 'orders', 'Orders')}${link(kept('/office/appeals'), 'appeal-list', 'Appeals')}${link('/office/providers', 'providers', 'Providers')}${link('/office/rates', 'rates', 'Currencies and rates')}${link('/office/tariffs', 'tariffs', 'Tariffs')}${link('/office/caps', 'caps', 'Turnover caps')}${link('/office/operators', 'operators', 'Operators')}${link('/office/audit', 'audit', 'Audit trail')}${isAdmin(s.o) ? link('/office/mail', 'mail', 'Mail') : ''}${added('objects')}</ul>
 </nav>
 <main id="main">
 ${body}

@@ -217,8 +217,45 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: live providers from now on; `warnings` names the desks no live provider serves yet */
+        /**
+         * Approve: live providers from now on; `warnings` names the desks no live provider serves yet and the currencies priced by demo rates
+         * @description Desks without a tariff get the default one; with no default, `409 TARIFF_REQUIRED` names them and nothing changes. The application, if any, is approved and the owners are mailed.
+         */
         post: operations["approveMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject the submitted application with a reason the merchant reads; the merchant may edit it and submit again */
+        post: operations["rejectMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/merchants/{id}/application": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's application for approval and where it stands */
+        get: operations["getMerchantApplication"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -856,8 +893,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a withdrawal arranged with support: the balance shrinks at once */
+        /** Record a withdrawal paid outside a request: the balance shrinks at once; it never takes what open requests hold */
         post: operations["recordWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/withdrawal-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Withdrawal requests: the open queue (status=requested) oldest first, others newest first */
+        get: operations["listWithdrawalRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/withdrawal-requests/{id}/paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a requested withdrawal paid: the ledger's withdrawal entry, the balance shrinks, the hold is released */
+        post: operations["markWithdrawalPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/withdrawal-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a requested withdrawal with a reason: the hold is released, no money moves */
+        post: operations["rejectWithdrawalRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1175,7 +1263,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's live money between two UTC days: opening, entries, closing */
+        /**
+         * A merchant's live money between two UTC days: opening, entries, closing
+         * @description One JSON document, written while it is read: the balances at both ends first (`closingBalance` before
+         *     `entries`), then the entries oldest first (by time, then in the order they were written), read from the database as fast
+         *     as the client takes them, so a statement of any length starts at once and costs the server the same memory. The statement
+         *     is one moment of the ledger: money written while it is read is in the next one. Bad days and an unknown merchant are
+         *     refused before the first byte. A statement that fails after it (the database lost, entries that do not add up to the
+         *     closing balance, a client that took nothing for 60 s) ends the connection without the chunked answer's last chunk: the
+         *     client's read fails and the document, cut short, does not parse. An instance reads at most 2 statements of one merchant
+         *     and 4 in all at once (settings `STATEMENT_EXPORTS_PER_MERCHANT`, `STATEMENT_EXPORTS_PER_PROCESS`); one more answers
+         *     `429` with `Retry-After`.
+         */
         get: operations["getMerchantStatement"];
         put?: never;
         post?: never;
@@ -1316,6 +1415,11 @@ export interface components {
          * @enum {string}
          */
         AppealStatus: "Open" | "Accepted" | "Rejected" | "Cancelled";
+        /**
+         * @description `draft` (saved, not submitted), `submitted` (waits for review), `approved`, `rejected` (with `reason`; the merchant may edit it and submit again)
+         * @enum {string}
+         */
+        ApplicationStatus: "draft" | "submitted" | "approved" | "rejected";
         ApprovedMerchant: {
             /** @description `mer_` id */
             id: string;
@@ -1330,7 +1434,7 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
-            /** @description one line per desk that no live provider serves yet: its live orders answer `NO_AVAILABLE_METHOD` until one is connected */
+            /** @description one line per desk that no live provider serves yet (its live orders answer `NO_AVAILABLE_METHOD` until one is connected), then one per currency of its desks priced by a demo rate */
             warnings: string[];
         };
         Attempt: {
@@ -1383,7 +1487,7 @@ export interface components {
              * @example 16.34531590
              */
             available: string;
-            /** @description `sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
+            /** @description `sandbox` while the merchant is in the sandbox, and always with a test desk's key: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
             mode: "live" | "sandbox";
         };
         BankStatement: {
@@ -1676,6 +1780,8 @@ export interface components {
              * @example 2025-11-21T04:00:00.123Z
              */
             occurredAt: string;
+            /** @description a sandbox order (no money moved): never ship goods for it; `false` for a live order */
+            sandbox: boolean;
         };
         /** @description optional: no body cancels without a reason */
         CancelOrderRequest: {
@@ -1769,6 +1875,8 @@ export interface components {
             callbackUrl?: string | null;
             callbacksEnabled?: boolean;
             tariffId?: string | null;
+            /** @description a test desk: its orders always go to the sandbox provider, are paid by simulation and move sandbox money only, whatever the merchant's status; fixed for the desk's whole life; default false */
+            sandbox?: boolean;
         };
         CreateMerchantRequest: {
             name: string;
@@ -1962,7 +2070,7 @@ export interface components {
             /** @description at least 10 characters, not a common password */
             password: string;
             /**
-             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only; default `owner`
+             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team nor withdrawals; `viewer`: reads only; default `owner`
              * @enum {string}
              */
             role?: "owner" | "developer" | "viewer";
@@ -2164,6 +2272,8 @@ export interface components {
             callbackUrl: string | null;
             callbacksEnabled: boolean;
             tariffId: string | null;
+            /** @description `true`: no fee, an operator's choice (`tariffId: null` given); `false` with `tariffId` null: no tariff yet, the default tariff is given when the merchant is approved */
+            noFee: boolean;
             enabled: boolean;
             /** @description the platform's stop reason */
             stopReason: string | null;
@@ -2173,6 +2283,8 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
+            /** @description a test desk: its orders are sandbox orders whatever the merchant's status */
+            sandbox: boolean;
         };
         DeskPage: {
             items: components["schemas"]["Desk"][];
@@ -2208,6 +2320,8 @@ export interface components {
             callbackUrl: string | null;
             callbacksEnabled: boolean;
             tariffId: string | null;
+            /** @description `true`: no fee, an operator's choice (`tariffId: null` given); `false` with `tariffId` null: no tariff yet, the default tariff is given when the merchant is approved */
+            noFee: boolean;
             enabled: boolean;
             /** @description the platform's stop reason */
             stopReason: string | null;
@@ -2217,6 +2331,8 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
+            /** @description a test desk: its orders are sandbox orders whatever the merchant's status */
+            sandbox: boolean;
             /** @description shown in this response only */
             secret: string;
         };
@@ -2224,7 +2340,7 @@ export interface components {
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "TARIFF_REQUIRED" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_SUBMITTED" | "APPLICATION_ALREADY_SUBMITTED" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_ALREADY_DECIDED" | "DESTINATION_NOT_FOUND" | "TWO_FACTOR_CODE_INVALID";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -2353,7 +2469,40 @@ export interface components {
              */
             createdAt: string;
         };
-        /** @description the balance `GET /gw/v1/balance` answers (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable) */
+        /** @description a draft may have any field null; a submitted application has all of them */
+        MerchantApplication: {
+            status: components["schemas"]["ApplicationStatus"];
+            /** @description the registered name, any script */
+            legalName: string | null;
+            /** @description ISO 3166-1 alpha-2 code */
+            country: string | null;
+            /** @description an http(s) address */
+            website: string | null;
+            /** @description what the business sells */
+            description: string | null;
+            /**
+             * @description decimal string, 2 places
+             * @example 1500.50
+             */
+            monthlyVolumeUsd: string | null;
+            /** @description whom to reach, and how */
+            contact: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            submittedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            decidedAt: string | null;
+            /** @description the operator's reason of a rejection */
+            reason: string | null;
+        };
+        /** @description the balance `GET /gw/v1/balance` answers with a live desk's key (`available`, `mode`), and both moneys apart: `live` (what withdrawals draw on) and `sandbox` (simulated payments, never withdrawable) */
         MerchantBalance: {
             /** @enum {string} */
             currency: "USD";
@@ -2362,7 +2511,7 @@ export interface components {
              * @example 16.34531590
              */
             available: string;
-            /** @description `sandbox` while the merchant is in the sandbox: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
+            /** @description `sandbox` while the merchant is in the sandbox, and always with a test desk's key: `available` is then its simulated money, never withdrawable; `live` once approved: live money only, which starts at zero */
             mode: "live" | "sandbox";
             /**
              * @description decimal string, 8 places
@@ -2512,7 +2661,7 @@ export interface components {
              */
             expiresAt: string;
             subStatus: components["schemas"]["OrderSubStatus"];
-            /** @description for rail Upi: the UTR the customer reported */
+            /** @description the reference of the payment the customer reported on the payment page (for rail Upi, the UTR) */
             payerReference: string | null;
             commission: components["schemas"]["Commission"];
             credited: components["schemas"]["Credited"];
@@ -2531,10 +2680,16 @@ export interface components {
              * @example 1500.50
              */
             paidAmount: string | null;
+            /** @description a sandbox order: served by the sandbox provider, paid by simulation, moving sandbox money only (a test desk's order, or any order of a merchant not yet approved); `false` for a live order */
+            sandbox: boolean;
+            /**
+             * Format: uri
+             * @description the absolute address of the order's payment page, `{PUBLIC_URL}/pay/{id}`: send the customer here (the same for every method; `payment.url` is the provider's own page, when it has one)
+             */
+            payPageUrl: string;
             deskId: string;
             merchantId: string;
             providerId: string | null;
-            sandbox: boolean;
         };
         OperatorOrderPage: {
             items: components["schemas"]["OperatorOrder"][];
@@ -2585,7 +2740,7 @@ export interface components {
              */
             expiresAt: string;
             subStatus: components["schemas"]["OrderSubStatus"];
-            /** @description for rail Upi: the UTR the customer reported */
+            /** @description the reference of the payment the customer reported on the payment page (for rail Upi, the UTR) */
             payerReference: string | null;
             commission: components["schemas"]["Commission"];
             credited: components["schemas"]["Credited"];
@@ -2604,6 +2759,13 @@ export interface components {
              * @example 1500.50
              */
             paidAmount: string | null;
+            /** @description a sandbox order: served by the sandbox provider, paid by simulation, moving sandbox money only (a test desk's order, or any order of a merchant not yet approved); `false` for a live order */
+            sandbox: boolean;
+            /**
+             * Format: uri
+             * @description the absolute address of the order's payment page, `{PUBLIC_URL}/pay/{id}`: send the customer here (the same for every method; `payment.url` is the provider's own page, when it has one)
+             */
+            payPageUrl: string;
         };
         /** @description the order as created; `orderRef` is always null here */
         OrderCreated: {
@@ -2642,6 +2804,13 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             expiresAt: string;
+            /** @description a sandbox order: served by the sandbox provider, paid by simulation, moving sandbox money only (a test desk's order, or any order of a merchant not yet approved); `false` for a live order */
+            sandbox: boolean;
+            /**
+             * Format: uri
+             * @description the absolute address of the order's payment page, `{PUBLIC_URL}/pay/{id}`: send the customer here (the same for every method; `payment.url` is the provider's own page, when it has one)
+             */
+            payPageUrl: string;
         };
         /**
          * @description `CompletedOnDispute` and `WaitingPayment` are reserved and never assigned (D18)
@@ -2674,6 +2843,8 @@ export interface components {
             tariffId?: string | null;
             /** @description refused: a cash desk keeps its method for life */
             method?: unknown;
+            /** @description refused: a cash desk is a test desk or a live desk for life; create another desk */
+            sandbox?: unknown;
         };
         PatchMerchantRequest: {
             sandbox?: boolean;
@@ -2814,6 +2985,33 @@ export interface components {
             /** @description payment detail `bank`; null when the rail does not use it */
             bank: string | null;
         } & (components["schemas"]["PaymentByUrl"] | components["schemas"]["PaymentByCard"] | components["schemas"]["PaymentByPhone"] | components["schemas"]["PaymentByAccount"] | components["schemas"]["PaymentByIban"] | components["schemas"]["PaymentByUpiId"]);
+        PayoutDestination: {
+            /** @description `dst_` id */
+            id: string;
+            /**
+             * @description `usdt-trc20` (USDT on Tron), `usdt-erc20` (USDT on Ethereum) or `bank`
+             * @enum {string}
+             */
+            kind: "usdt-trc20" | "usdt-erc20" | "bank";
+            /** @description the owner's name for it */
+            label: string;
+            /** @description USDT kinds: the address, checked by its checksum (Tron base58check; Ethereum in its EIP-55 mixed case) */
+            address: string | null;
+            /** @description `bank`: the IBAN, electronic form (no spaces), checked by its check digits; or null when `account` is given */
+            iban: string | null;
+            /** @description `bank`: a local account number where there is no IBAN */
+            account: string | null;
+            /** @description `bank`: the account holder */
+            holder: string | null;
+            /** @description `bank`: the bank (and branch or SWIFT/BIC) */
+            bank: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+        };
         PayPage: {
             /** @description `ord_` id */
             id: string;
@@ -2999,6 +3197,11 @@ export interface components {
              */
             rate: string | null;
             /**
+             * @description where `rate` comes from: `demo` (a manual rate the demo data set, until an operator sets one), `manual` (an operator's), `market` (`marketSource`); null without a rate
+             * @enum {string|null}
+             */
+            source: "demo" | "manual" | "market" | null;
+            /**
              * @description decimal string, 8 places
              * @example 16.34531590
              */
@@ -3068,8 +3271,47 @@ export interface components {
             ignored: number;
             completedWithoutCredit: number;
         };
+        RejectMerchantRequest: {
+            /** @description why the application is rejected, for the merchant to read: 3 to 1000 characters after trimming */
+            reason: string;
+        };
         ReportPaymentRequest: {
             payerReference?: string | null;
+        };
+        /** @description a withdrawal an owner of the merchant asked for in the cabinet */
+        RequestedWithdrawal: {
+            /** @description `wdr_` id; once paid, also the id of its withdrawal in the ledger and the merchant statement */
+            id: string;
+            merchantId: string;
+            /**
+             * @description decimal string, 8 places
+             * @example 16.34531590
+             */
+            amountUsd: string;
+            destination: components["schemas"]["PayoutDestination"];
+            status: components["schemas"]["WithdrawalRequestStatus"];
+            /** @description the transfer's reference, once paid */
+            reference: string | null;
+            /** @description why it was rejected */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            decidedAt: string | null;
+        };
+        RequestedWithdrawalPage: {
+            items: components["schemas"]["RequestedWithdrawal"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
         };
         Requisite: {
             /** @description `rqs_` id */
@@ -3419,7 +3661,7 @@ export interface components {
             email: string;
             merchantId: string;
             /**
-             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team; `viewer`: reads only
+             * @description `owner`: everything; `developer`: desks, secrets, callbacks, not the team nor withdrawals; `viewer`: reads only
              * @enum {string}
              */
             role: "owner" | "developer" | "viewer";
@@ -3447,12 +3689,25 @@ export interface components {
              */
             createdAt: string;
         };
+        WithdrawalPaidRequest: {
+            /** @description the transfer's reference: the transaction hash, or the bank's reference of the payment */
+            reference: string;
+        };
+        WithdrawalRejectRequest: {
+            /** @description why it is not paid; the merchant's owners read it */
+            reason: string;
+        };
         WithdrawalRequest: {
             /** @description USD; greater than zero */
             amountUsd: string & (unknown & unknown);
             /** @description your reference of the payout */
             reference: string;
         };
+        /**
+         * @description `requested`: its amount is held until an operator decides; `paid`: the ledger's withdrawal was written; `rejected`: the hold released, no money moved
+         * @enum {string}
+         */
+        WithdrawalRequestStatus: "requested" | "paid" | "rejected";
     };
     responses: {
         /** @description `ADMIN_AUTH_FAILED`: the bearer token is missing or wrong */
@@ -3481,6 +3736,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "APPEAL_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `APPLICATION_NOT_SUBMITTED` */
+        ApplicationNotSubmitted: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "APPLICATION_NOT_SUBMITTED";
                     };
                 };
             };
@@ -3830,6 +4100,21 @@ export interface components {
                 };
             };
         };
+        /** @description error envelope; `fault.code` is `TARIFF_REQUIRED` */
+        TariffRequired: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "TARIFF_REQUIRED";
+                    };
+                };
+            };
+        };
         /** @description rate limited: empty body; come back after `Retry-After` seconds (D6) */
         TooManyRequests: {
             headers: {
@@ -3865,6 +4150,36 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "VALIDATION_ERROR";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `WITHDRAWAL_ALREADY_DECIDED` */
+        WithdrawalAlreadyDecided: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "WITHDRAWAL_ALREADY_DECIDED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `WITHDRAWAL_NOT_FOUND` */
+        WithdrawalNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "WITHDRAWAL_NOT_FOUND";
                     };
                 };
             };
@@ -4442,7 +4757,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Approve: live providers from now on; `warnings` names the desks no live provider serves yet */
+            /** @description Approve: live providers from now on; `warnings` names the desks no live provider serves yet and the currencies priced by demo rates */
             200: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -4460,8 +4775,99 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["TariffRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `mer_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectMerchantRequest"];
+            };
+        };
+        responses: {
+            /** @description Reject the submitted application with a reason the merchant reads; the merchant may edit it and submit again */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MerchantApplication"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["ApplicationNotSubmitted"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMerchantApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `mer_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant's application for approval and where it stands */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MerchantApplication"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `MERCHANT_NOT_FOUND`, `APPLICATION_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "MERCHANT_NOT_FOUND" | "APPLICATION_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4774,6 +5180,7 @@ export interface operations {
             };
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["TariffRequired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -6191,7 +6598,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Record a withdrawal arranged with support: the balance shrinks at once */
+            /** @description Record a withdrawal paid outside a request: the balance shrinks at once; it never takes what open requests hold */
             201: {
                 headers: {
                     "X-Trace-Id": components["headers"]["TraceId"];
@@ -6210,6 +6617,142 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["InsufficientBalance"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWithdrawalRequests: {
+        parameters: {
+            query?: {
+                status?: "requested" | "paid" | "rejected";
+                merchantId?: string;
+                /** @description the open queue (status=requested, oldest first): the `next` of the previous page */
+                after?: string;
+                /** @description other lists (newest first): the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawal requests: the open queue (status=requested) oldest first, others newest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["RequestedWithdrawalPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    markWithdrawalPaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `wdr_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WithdrawalPaidRequest"];
+            };
+        };
+        responses: {
+            /** @description Mark a requested withdrawal paid: the ledger's withdrawal entry, the balance shrinks, the hold is released */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["RequestedWithdrawal"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["WithdrawalNotFound"];
+            /** @description error envelope; `fault.code` is one of: `WITHDRAWAL_ALREADY_DECIDED`, `INSUFFICIENT_BALANCE` */
+            409: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "WITHDRAWAL_ALREADY_DECIDED" | "INSUFFICIENT_BALANCE";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectWithdrawalRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `wdr_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WithdrawalRejectRequest"];
+            };
+        };
+        responses: {
+            /** @description Reject a requested withdrawal with a reason: the hold is released, no money moves */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["RequestedWithdrawal"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["WithdrawalNotFound"];
+            409: components["responses"]["WithdrawalAlreadyDecided"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -7073,6 +7616,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["MerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -11,6 +11,7 @@ import * as forms from '../forms.js';
 import { doneOf, modeOf, param, query, sentence, str, type Kit } from '../kit.js';
 import { deskCreatedPage, deskPage, deskSecretPage, EMPTY_DESK, merchantPage, merchantsPage, type NewDeskForm } from '../views/merchants.js';
 import { createUser } from '../../../services/accounts.js';
+import { rejectApplication } from '../../../services/applications.js';
 
 const merchantFilters = (req: FastifyRequest) => ({ status: str(query(req).status, 20), q: str(query(req).q, 200) });
 
@@ -88,6 +89,15 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
   );
   app.get('/office/merchants/:id', async (req, reply) => showMerchant(req, reply));
   objectAction('/office/merchants/:id/approve', 'merchant.approve', ButtonForm, (c, id) => op.approveMerchant(c, id), (id) => `/office/merchants/${id}?done=approved`);
+  // As POST /admin/v1/merchants/{id}/reject: the reason is mailed to the owners, who may submit again.
+  objectAction(
+    '/office/merchants/:id/reject',
+    'merchant.reject',
+    forms.RejectApplicationForm,
+    (c, id, f) => rejectApplication(c, id, f.reason),
+    (id, f) => (f.back === 'queue' ? '/office/queues/review?done=application-rejected' : `/office/merchants/${id}?done=application-rejected`),
+    (f) => (str(f.reason, 4000) ? null : 'Reason: say why the application is rejected; the merchant reads it'),
+  );
   objectAction('/office/merchants/:id/block', 'merchant.block', forms.BlockForm, (c, id, f) => op.blockMerchant(c, id, str(f.reason, 500) || null), (id) => `/office/merchants/${id}?done=blocked`);
   objectAction('/office/merchants/:id/unblock', 'merchant.unblock', ButtonForm, (c, id) => op.unblockMerchant(c, id), (id) => `/office/merchants/${id}?done=unblocked`);
   objectAction(
@@ -127,6 +137,7 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
         callbackUrl: f.callbackUrl ?? '',
         callbacksEnabled: f.callbacksEnabled !== 'false',
         tariffId: tariffChoice(f.tariffId),
+        sandbox: f.sandbox === 'true',
       };
       const again = (detail: string) => showMerchant(req, reply, { deskForm: values, deskError: sentence(detail), status: 400 });
       if (problem) return again(problem);
@@ -147,6 +158,7 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
               callbackUrl: values.callbackUrl || null,
               callbacksEnabled: values.callbacksEnabled,
               tariffId: values.tariffId,
+              sandbox: values.sandbox,
             }),
           (r) => r.id,
         );

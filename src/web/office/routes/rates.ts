@@ -16,6 +16,7 @@ const RATE_COLUMNS: CsvColumn<RateItem>[] = [
   { name: 'enabled', value: (r) => r.currency?.enabled ?? null },
   { name: 'spreadPercent', value: (r) => r.currency?.spreadPercent ?? null },
   { name: 'rate', value: (r) => r.rate },
+  { name: 'source', value: (r) => r.source },
   { name: 'marketRate', value: (r) => r.marketRate },
   { name: 'marketSource', value: (r) => r.marketSource },
   { name: 'marketFetchedAt', value: (r) => r.marketFetchedAt },

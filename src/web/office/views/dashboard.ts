@@ -3,11 +3,12 @@ import { barChart, rateTone } from '../charts.js';
 import { href, modeSwitch, officePage, usd, type Fn, type Shell } from '../ui.js';
 
 /**
- * The home dashboard of one mode, live or sandbox: turnover tiles, the sections other rooms add
+ * The home dashboard of one mode, live or sandbox: the set-up checklist while the platform is not
+ * set up for live payments, turnover tiles, the sections other rooms add
  * (what needs an operator's eye, such as bank statements that do not add up), and the charts of
  * orders, conversion, providers and callbacks.
  */
-export function homePage(s: Shell, d: Fn<'dashboard'>, sections: readonly Html[] = []): Html {
+export function homePage(s: Shell, d: Fn<'dashboard'>, sections: readonly Html[] = [], setup: Html | '' = ''): Html {
   const t = d.turnover;
   const sandbox = d.sandbox;
   const kind = sandbox ? 'sandbox' : 'live';
@@ -16,11 +17,12 @@ export function homePage(s: Shell, d: Fn<'dashboard'>, sections: readonly Html[]
     'Dashboard',
     'home',
     html`<div class="page-head"><h1>${sandbox ? 'Sandbox dashboard' : 'Live dashboard'}</h1>${modeSwitch('/office', s.mode)}</div>
+${setup}
 <section aria-labelledby="turnover-h" class="tiles" id="turnover" data-mode="${s.mode}">
 <h2 id="turnover-h" class="visually-hidden">${sandbox ? 'Sandbox turnover' : 'Live turnover'}</h2>
 <div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} today (UTC)</p><p class="tile-value" id="turnover-today">${usd(t.todayUsd)}</p><p class="muted">${t.todayOrders} completed ${kind} order${t.todayOrders === 1 ? '' : 's'}</p></div>
 <div class="tile"><p class="tile-label">${sandbox ? 'Sandbox turnover' : 'Live turnover'} this month</p><p class="tile-value" id="turnover-month">${usd(t.monthUsd)}</p><p class="muted">${t.monthOrders} completed ${kind} order${t.monthOrders === 1 ? '' : 's'}${sandbox ? '; no money moved' : ''}</p></div>
-<div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
+<div class="tile"><p class="tile-label">Waiting in queues</p><p class="tile-value">${s.counts.review + s.counts.appeals + s.counts.payed + s.counts.reconcile + s.counts.withdrawals}</p><p class="muted">${s.counts.overdue} ${s.counts.overdue === 1 ? 'appeal' : 'appeals'} past the SLA</p></div>
 </section>
 ${sections}
 <div class="grid two">

@@ -22,6 +22,7 @@ import {
   type Fn,
   type Shell,
 } from '../ui.js';
+import { applicationSection } from './applications.js';
 
 /** The merchants list, one merchant with everything an operator looks at (its desks, their tariffs, a new desk), and the page of a new desk's secret. */
 
@@ -69,25 +70,31 @@ ${isAdmin(s.o)
   );
 }
 
-/** A tariff's choice for a desk: the tariff itself, none (no fee), or (for a new desk) the default. */
-function tariffSelect(id: string, options: readonly TariffOption[], current: string | null | undefined, o: { label: string; hiddenLabel?: boolean; withDefault?: boolean }): Html {
+/**
+ * A tariff's choice for a desk: the tariff itself, none (no fee), or (for a new desk) the default.
+ * A desk still waiting for a tariff (`waiting`: made while no default existed) shows so, as a
+ * choice that cannot be sent.
+ */
+function tariffSelect(id: string, options: readonly TariffOption[], current: string | null | undefined, o: { label: string; hiddenLabel?: boolean; withDefault?: boolean; waiting?: boolean }): Html {
   const def = options.find((t) => t.default);
   const choice = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
   return html`<label for="${id}"${o.hiddenLabel ? html` class="visually-hidden"` : ''}>${o.label}</label><select id="${id}" name="tariffId">
-${o.withDefault ? choice('', def ? `The default: ${def.name}` : 'The default (none set: no fee)', current === undefined) : ''}
-${choice('none', 'No fee', current === null)}
+${o.withDefault ? choice('', def ? `The default: ${def.name}` : 'The default (none set yet: the desk waits for one)', current === undefined) : ''}
+${o.waiting ? html`<option value="" selected disabled>None yet: the default when approved</option>` : ''}
+${choice('none', 'No fee', current === null && !o.waiting)}
 ${options.map((t) => choice(t.id, `${t.name}${t.default ? ' (default)' : ''}`, current === t.id))}</select>`;
 }
 
-export function deskTariffForm(o: OfficeRequest, d: { id: string; tariffId: string | null }, tariffs: readonly TariffOption[], back: 'merchant' | 'desk'): Html {
+export function deskTariffForm(o: OfficeRequest, d: { id: string; tariffId: string | null; noFee: boolean }, tariffs: readonly TariffOption[], back: 'merchant' | 'desk'): Html {
   return html`<form class="inline-form" method="post" action="/office/desks/${d.id}/tariff">${csrfInput(o.csrf)}<input type="hidden" name="back" value="${back}">
-${tariffSelect(`tariff-${d.id}`, tariffs, d.tariffId, { label: `Tariff of desk ${d.id}`, hiddenLabel: true })}<button type="submit" class="secondary">Save</button></form>`;
+${tariffSelect(`tariff-${d.id}`, tariffs, d.tariffId, { label: `Tariff of desk ${d.id}`, hiddenLabel: true, waiting: d.tariffId === null && !d.noFee })}<button type="submit" class="secondary">Save</button></form>`;
 }
 
 /** A limit of "0" is no limit. */
 const dec0 = (v: string) => /^0*(\.0*)?$/.test(v);
 
-const tariffName = (tariffs: readonly TariffOption[], id: string | null) => (id === null ? 'No fee' : (tariffs.find((t) => t.id === id)?.name ?? id));
+const tariffName = (tariffs: readonly TariffOption[], d: { tariffId: string | null; noFee: boolean }) =>
+  d.tariffId === null ? (d.noFee ? 'No fee' : 'None yet: the default when approved') : (tariffs.find((t) => t.id === d.tariffId)?.name ?? d.tariffId);
 
 export interface NewDeskForm {
   name: string;
@@ -99,9 +106,14 @@ export interface NewDeskForm {
   callbackUrl: string;
   callbacksEnabled: boolean;
   tariffId: string | null | undefined;
+  /** A test desk: sandbox orders whatever the merchant's status; chosen at creation only. */
+  sandbox: boolean;
 }
 
-export const EMPTY_DESK: NewDeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true, tariffId: undefined };
+export const EMPTY_DESK: NewDeskForm = { name: '', method: 'Classic', rails: [], currencies: [], minUsd: '0', maxUsd: '0', callbackUrl: '', callbacksEnabled: true, tariffId: undefined, sandbox: false };
+
+/** A test desk's badge, beside its name wherever the back office shows the desk. */
+const testDeskBadge = (d: { sandbox: boolean }): Html | string => (d.sandbox ? html` <span class="badge warn">Test desk</span>` : '');
 
 /** The operator's new-desk form: every field of `POST /admin/v1/merchants/{id}/desks`, the tariff included. */
 function newDeskForm(o: OfficeRequest, merchantId: string, f: NewDeskForm, currencies: readonly string[], tariffs: readonly TariffOption[]): Html {
@@ -115,6 +127,8 @@ function newDeskForm(o: OfficeRequest, merchantId: string, f: NewDeskForm, curre
 <label for="desk-name">Name (optional)</label><input type="text" id="desk-name" name="name" maxlength="100" value="${f.name}" placeholder="Desk N">
 <label for="desk-method">Method (bound to the desk for life)</label><select id="desk-method" name="method">${METHODS.map((m) => html`<option value="${m}"${m === f.method ? html` selected` : ''}>${m}</option>`)}</select>
 <p class="muted">Tick the rails of the chosen method; methods without rails take none.</p>
+<fieldset class="checks" id="desk-mode"><legend>Mode (fixed for the desk's life)</legend><label class="check"><input type="radio" name="sandbox" value="false"${!f.sandbox ? html` checked` : ''}> Live: follows the merchant (sandbox until approval, live after)</label>
+<label class="check"><input type="radio" name="sandbox" value="true"${f.sandbox ? html` checked` : ''}> Test: sandbox orders only, whatever the merchant's status</label></fieldset>
 <div class="check-sets">${railSets}</div>
 <fieldset class="checks"><legend>Currencies</legend>${codes.map((c) => html`<label class="check"><input type="checkbox" name="currencies" value="${c}"${f.currencies.includes(c) ? html` checked` : ''}> ${c}</label>`)}</fieldset>
 <div class="filters"><div><label for="desk-min">Minimum per order (USD)</label><input type="text" id="desk-min" name="minUsd" inputmode="decimal" size="10" value="${f.minUsd}"></div>
@@ -138,12 +152,12 @@ export function merchantPage(
     'Cash desks',
     ['Desk', 'Method', 'Currencies', 'State', { label: 'Callback URL', kind: 'wrap' }, 'Tariff'],
     m.desks.map((d: DeskItem) => [
-      html`<a href="/office/desks/${d.id}">${d.name}</a><br>${ident(d.id, 'desk id')}`,
+      html`<a href="/office/desks/${d.id}">${d.name}</a>${testDeskBadge(d)}<br>${ident(d.id, 'desk id')}`,
       html`${d.method}${d.rails.length ? html`<br><span class="muted">${d.rails.join(', ')}</span>` : ''}`,
       d.currencies.join(', ') || html`<span class="muted">none</span>`,
       d.stopReason !== null ? html`<span class="badge bad">stopped</span> ${d.stopReason}` : d.enabled ? html`<span class="badge ok">on</span>` : html`<span class="badge">off</span>`,
       html`<span class="mono">${d.callbackUrl ?? ''}</span>`,
-      admin ? deskTariffForm(s.o, d, m.tariffs, 'merchant') : tariffName(m.tariffs, d.tariffId),
+      admin ? deskTariffForm(s.o, d, m.tariffs, 'merchant') : tariffName(m.tariffs, d),
     ]),
     'No desks yet.',
   );
@@ -157,10 +171,14 @@ ${m.warnings.length > 0
   ? html`<section class="notice warn" aria-labelledby="warnings-h" id="live-warnings"><h2 id="warnings-h">${mer.status === 'UnderReview' ? 'Desks no live provider would serve after approval' : 'Desks no live provider serves'}</h2>
 <ul>${m.warnings.map((w) => html`<li>${w}</li>`)}</ul><p>Their live orders answer NO_AVAILABLE_METHOD until a provider serving that method, rail and currency is connected.</p></section>`
   : ''}
+${m.rateWarnings.length > 0
+  ? html`<section class="notice warn" aria-labelledby="rate-warnings-h" id="rate-warnings"><h2 id="rate-warnings-h">Currencies priced by demo rates</h2>
+<ul>${m.rateWarnings.map((w) => html`<li>${w}</li>`)}</ul><p><a href="/office/rates">Set real rates</a>: an operator's rate replaces the demo's.</p></section>`
+  : ''}
 <div class="grid two">
 <section class="card" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="fields"><dt>Id</dt><dd>${ident(mer.id, 'merchant id')}</dd><dt>Status</dt><dd>${mer.status}${mer.blockReason ? html` — ${mer.blockReason}` : ''}</dd>
-<dt>Sandbox</dt><dd>${mer.status === 'Active' ? 'not used: approved, live providers serve it' : mer.sandbox ? 'on until approval' : 'off: no provider until approval'}</dd><dt>Live balance</dt><dd id="balance">${usd(mer.money.live)}</dd>
+<dt>Sandbox</dt><dd>${mer.status === 'Active' ? 'approved: live providers serve its live desks, the sandbox its test desks' : mer.sandbox ? 'on until approval' : 'off: no provider until approval'}</dd><dt>Live balance</dt><dd id="balance">${usd(mer.money.live)}</dd>
 <dt>Sandbox money</dt><dd id="sandbox-money">${usd(mer.money.sandbox)} <span class="muted">(never withdrawable)</span></dd><dt>Created</dt><dd>${utc(mer.createdAt)}</dd></dl>
 ${admin
   ? html`<div class="actions">
@@ -174,13 +192,14 @@ ${mer.status === 'Blocked' ? action(s.o, `/office/merchants/${mer.id}/unblock`, 
 </section>
 ${admin
   ? html`<section class="card" aria-labelledby="withdraw-h"><h2 id="withdraw-h">Record a withdrawal</h2>
-<p class="muted">A payout of live money arranged with the merchant: the balance shrinks at once, never below zero.</p>
+<p class="muted">A payout of live money made outside a withdrawal request: the balance shrinks at once, never into what the merchant's open <a href="/office/queues/withdrawals">withdrawal requests</a> hold.</p>
 <form class="stack" method="post" action="/office/merchants/${mer.id}/withdrawals">${csrfInput(s.o.csrf)}
 <label for="amountUsd">Amount (USD)</label><input type="text" id="amountUsd" name="amountUsd" inputmode="decimal" required pattern="\\d{1,16}(\\.\\d{1,8})?">
 <label for="reference">Reference (bank transfer id)</label><input type="text" id="reference" name="reference" required maxlength="200">
 <button type="submit">Record withdrawal</button></form></section>`
   : ''}
 </div>
+${applicationSection(s, mer, m.application)}
 <section class="card" aria-labelledby="desks-h"><h2 id="desks-h">Cash desks</h2>
 ${deskTable}
 <p><a href="${href('/office/orders', { merchantId: mer.id }, s.mode)}">Orders of this merchant</a></p>
@@ -242,7 +261,10 @@ export interface DeskDetail {
   maxUsd: string;
   key: string;
   tariffId: string | null;
+  /** With `tariffId` null: no fee chosen (true), or waiting for the default (false). */
+  noFee: boolean;
   callbacksEnabled: boolean;
+  sandbox: boolean;
 }
 
 /** The desk's settings as `PATCH /admin/v1/desks/{id}` changes them; its method stays, its tariff has its own form. */
@@ -289,13 +311,14 @@ export function deskPage(
     s,
     `Desk ${d.name}`,
     'merchants',
-    html`<h1>Cash desk ${d.name} ${d.stopReason !== null ? html`<span class="badge bad">Stopped</span>` : ''}</h1>${notice(done)}
+    html`<h1>Cash desk ${d.name} ${d.stopReason !== null ? html`<span class="badge bad">Stopped</span>` : ''}${testDeskBadge(d)}</h1>${notice(done)}
 <section class="card"><dl class="fields"><dt>Id</dt><dd>${ident(d.id, 'desk id')}</dd><dt>Key</dt><dd>${ident(d.key, 'desk key')}</dd>
+<dt>Mode</dt><dd id="desk-mode">${d.sandbox ? 'Test desk: its orders are sandbox orders whatever the merchant\'s status (fixed for life)' : 'Live desk: sandbox until the merchant is approved, live after (fixed for life)'}</dd>
 <dt>Merchant</dt><dd>${idLink(`/office/merchants/${d.merchantId}`, d.merchantId, 'merchant id')}</dd>
 <dt>Method</dt><dd>${d.method}${d.rails.length ? html` · ${d.rails.join(', ')}` : ''}</dd><dt>Currencies</dt><dd>${d.currencies.join(', ')}</dd>
 <dt>Limits per order</dt><dd>${dec0(d.minUsd) ? 'no minimum' : usd(d.minUsd)} – ${dec0(d.maxUsd) ? 'no maximum' : usd(d.maxUsd)}</dd><dt>Enabled by merchant</dt><dd>${d.enabled ? 'yes' : 'no'}</dd>
 <dt>Stopped</dt><dd>${d.stopReason !== null ? html`yes — ${d.stopReason}` : 'no'}</dd><dt>Callback URL</dt><dd class="mono">${d.callbackUrl ?? '—'}</dd>
-<dt>Tariff</dt><dd>${isAdmin(s.o) ? deskTariffForm(s.o, d, tariffs, 'desk') : tariffName(tariffs, d.tariffId)}</dd></dl>
+<dt>Tariff</dt><dd>${isAdmin(s.o) ? deskTariffForm(s.o, d, tariffs, 'desk') : tariffName(tariffs, d)}</dd></dl>
 ${isAdmin(s.o) ? html`<div class="actions">${d.stopReason !== null ? action(s.o, `/office/desks/${d.id}/resume`, 'Resume', { kind: 'secondary' }) : reasonAction(s.o, `/office/desks/${d.id}/stop`, 'Stop the desk', 'reason', 'Reason for the stop (shown to the merchant as SHOP_STOPPED)', 'stop-reason')}</div>` : ''}
 <p><a href="${href('/office/orders', { deskId: d.id }, s.mode)}">Orders of this desk</a></p></section>
 ${isAdmin(s.o)

@@ -1,33 +1,9 @@
 import { html, type Html } from '../../html.js';
-import { counted } from '../../format.js';
-import { action, href, ident, idLink, isAdmin, modeSwitch, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
+import { action, href, idLink, isAdmin, modeSwitch, money, notice, officePage, statusBadge, table, usd, utc, type Fn, type Shell } from '../ui.js';
 import { decideForms, evidence } from './appeals.js';
 import { ordersTable } from './orders.js';
 
-/** The work queues, the most urgent first: merchants to review, open appeals, payments to confirm, orders to reconcile, failing callbacks. */
-
-export function reviewQueuePage(s: Shell, rows: Fn<'reviewQueue'>, done: string | null): Html {
-  const admin = isAdmin(s.o);
-  return officePage(
-    s,
-    'Merchants to review',
-    'review',
-    html`<h1>Merchants to review</h1>${notice(done)}
-<p class="muted">The longest waiting first. Approving opens live providers to the merchant.</p>
-<p class="list-tools"><a class="button secondary" href="/office/queues/review.csv" download>Export CSV</a></p>
-${table(
-  'Merchants under review',
-  ['Merchant', 'Waiting since', 'Sandbox activity', { label: '', kind: 'action' }],
-  rows.map((m) => [
-    html`<a href="/office/merchants/${m.id}">${m.name}</a><br>${ident(m.id, 'merchant id')}`,
-    utc(m.createdAt),
-    `${counted(m.desks, 'desk', 'desks')}, ${counted(m.sandboxOrders, 'sandbox order', 'sandbox orders')}, ${m.sandboxCompleted} completed`,
-    admin ? action(s.o, `/office/merchants/${m.id}/approve`, 'Approve') : html`<span class="muted">admin approves</span>`,
-  ]),
-  'Nobody is waiting for review.',
-)}`,
-  );
-}
+/** The work queues, the most urgent first: open appeals, payments to confirm, orders to reconcile, failing callbacks (applications to review: applications.ts). */
 
 export function appealQueuePage(s: Shell, page: Fn<'appealQueue'>, done: string | null): Html {
   return officePage(
@@ -63,7 +39,7 @@ export function payedQueuePage(s: Shell, rows: Fn<'payedQueue'>, done: string | 
     'Payments to confirm',
     'payed',
     html`<h1>Payments to confirm</h1>${notice(done)}
-<p class="muted">Pool orders the payer reported paid, the oldest report first. Confirm once the money is on the platform's account.</p>
+<p class="muted">Pool orders marked paid (<code>Payed</code>), the oldest first. Confirm once the money is on the platform's account; a payer's reported reference alone does not put an order here.</p>
 <p class="list-tools"><a class="button secondary" href="/office/queues/payed.csv" download>Export CSV</a></p>
 ${ordersTable(s, 'Pool orders awaiting confirmation', rows, 'No payment waits for confirmation.', admin ? (o) => action(s.o, `/office/orders/${o.id}/confirm`, 'Confirm', { fields: html`<input type="hidden" name="from" value="payed">` }) : undefined)}`,
   );

@@ -11,7 +11,7 @@ export function ratesPage(s: Shell, r: Fn<'ratesOverview'>, done: string | null,
     'Currencies and rates',
     'rates',
     html`<h1>Currencies and rates</h1>${notice(done)}
-<p class="muted">Rates in force before spread: a manual rate takes precedence over the market source until removed. A market rate older than ${maxAgeSeconds} s is not used.</p>
+<p class="muted">Rates in force before spread: a manual rate takes precedence over the market source until removed. A market rate older than ${maxAgeSeconds} s is not used. A rate marked <span class="badge warn">demo</span> came with the demo data: live orders would be priced on it until you set the rate here.</p>
 <p class="list-tools"><a class="button secondary" href="/office/rates.csv" download>Export CSV</a></p>
 ${table(
   'Rates',
@@ -21,7 +21,7 @@ ${table(
     return [
       html`<strong>${x.code}</strong>`,
       x.currency ? `${x.currency.enabled ? 'yes' : 'no'}, ${x.currency.spreadPercent} %` : html`<span class="muted">not set up</span>`,
-      x.rate ?? '—',
+      html`${x.rate ?? '—'}${x.source === 'demo' ? html`<br><span class="badge warn" title="set by the demo data">demo</span>` : x.source ? html`<br><span class="muted">${x.source}</span>` : ''}`,
       html`${x.marketRate ?? '—'}${x.marketSource ? html`<br><span class="muted">${x.marketSource}, ${age === null ? '' : html`<span class="${age > maxAgeSeconds ? 'stale' : ''}">${age} s old</span>`}</span>` : ''}`,
       x.flag ?? html`<span class="muted">none</span>`,
       x.manualRate ? html`${x.manualRate}<br><span class="muted">since ${utc(x.manualSetAt)}</span>` : '—',

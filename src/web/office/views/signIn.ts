@@ -3,16 +3,18 @@ import { bareSignedIn, csrfInput, officePage, publicPage, type Shell } from '../
 
 /** Sign-in, the code step and two-factor enrolment of the back office. */
 
-export function signInPage(o: { csrf: string; email: string; failed: boolean }): Html {
+export function signInPage(o: { csrf: string; email: string; failed: boolean; notice?: string | null }): Html {
   return publicPage(
     'Sign in',
     html`<h1>Paygate back office</h1>
+${o.notice ? html`<p class="notice ok" role="status">${o.notice}</p>` : ''}
 ${o.failed ? html`<p class="notice bad" role="alert" id="sign-in-error">Wrong email or password.</p>` : ''}
 <form class="card stack" method="post" action="/office/sign-in">${csrfInput(o.csrf)}
 <label for="email">Email</label><input type="email" id="email" name="email" autocomplete="username" required value="${o.email}"${o.failed ? html` aria-describedby="sign-in-error"` : ''}>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`,
+</form>
+<p><a href="/office/password-reset">Forgot password?</a></p>`,
   );
 }
 
