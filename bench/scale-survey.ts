@@ -1,5 +1,5 @@
 /**
- * The statements behind every read of spec/scale.md, with their plans: the app runs in this
+ * The statements behind every read the scale benchmark times, with their plans: the app runs in this
  * process on a database the volume tool filled, every read is made once (after one warm-up) with
  * the statements it sends recorded, and each statement is run again under
  * `EXPLAIN (ANALYZE, BUFFERS)` (inside a transaction that is rolled back, as some claim nonces).

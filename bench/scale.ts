@@ -1,5 +1,5 @@
 /**
- * Every page at a year of data (spec/scale.md, "The figures"): the volume tool fills a throwaway
+ * Every page at a year of data (bench/README.md, "A year of data"): the volume tool fills a throwaway
  * database at two sizes, the real server starts on each (as `npm start` runs it), and every read
  * the contract lists is timed 30 times one after another after 5 warm-ups. The two servers run side
  * by side and each request goes to each size in turn, so load from other work on the machine moves
@@ -34,7 +34,7 @@ import { provisionDesks, ROOT, startPaygate, type PaygateProcess } from './serve
 const TOKEN = 'bench-admin-token-0123456789';
 const WARMUPS = 5;
 const RUNS = 30;
-// spec/scale.md: 100 ms on PostgreSQL at 2,000,000 orders; 200 ms on the embedded database at 200,000.
+// The targets: 100 ms on PostgreSQL at 2,000,000 orders; 200 ms on the embedded database at 200,000.
 const LIMIT_MS = process.env.DATABASE_URL ? 100 : 200;
 const LIMIT_RATIO = 2.5;
 

@@ -8,7 +8,7 @@ import { retireDeliveredEvents } from '../store/outbox.js';
 import type { Worker } from './loop.js';
 
 /**
- * Keeping a big database as fast as a small one (spec/scale.md, "Keeping it that way"):
+ * Keeping a big database as fast as a small one ("Keeping a big database fast" in docs/configuration.md):
  * retention moves delivered callbacks out of the hot tables, and the dashboard's order rollup is
  * kept fresh. Both run inside the service (`startWorkers`) and by hand (`npm run maintain`).
  */

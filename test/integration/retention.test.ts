@@ -7,7 +7,7 @@ import { merchantProgress } from '../../src/store/merchants.js';
 import { callbackStates, conversionByMethod, ordersByStatus, providerDailyOutcomes, turnoverSince } from '../../src/store/office.js';
 
 /*
- * Retention of callback history (spec/scale.md, "Keeping it that way") and the dashboard's order
+ * Retention of callback history ("Keeping a big database fast" in docs/configuration.md) and the dashboard's order
  * rollup, on the injected clock: time moves, nothing sleeps.
  */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signCallback, signRequest, sha256Hex, verifyCallback } from '@paygate/sdk';
 
-// spec/test-vectors.md, computed independently of the project.
+// The published test vectors of the signing scheme, computed independently of the project.
 describe('SDK signing reproduces the published test vectors', () => {
   it('V1: POST /gw/v1/orders', () => {
     const body = '{"amount":1500.5,"currency":"RUB","rail":"Sbp","orderRef":"inv-1001"}';

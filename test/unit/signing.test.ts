@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex, signMessage, signRequest, signatureMatches } from '../../src/signing.js';
 
-// spec/test-vectors.md, computed independently of this code.
+// The published test vectors of the signing scheme, computed independently of this code.
 describe('request signing vectors', () => {
   it('SHA-256 of empty input', () => {
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');

@@ -1,5 +1,5 @@
 /**
- * The volume tool's command line (spec/scale.md): `--orders N [--merchants M] [--months K] [--seed S]
+ * The volume tool's command line: `--orders N [--merchants M] [--months K] [--seed S]
  * [--pool] [--credits C] [--requisites R]`, and `--help`.
  */
 

@@ -1,6 +1,6 @@
 /**
- * A year of a busy platform's data, written the way the service writes it (spec/scale.md, "The
- * volume tool"). The small tables (merchants, desks, users, providers, tariffs, rates) go through
+ * A year of a busy platform's data, written the way the service writes it (`npm run
+ * seed:volume`, described in bench/README.md). The small tables (merchants, desks, users, providers, tariffs, rates) go through
  * the store's own statements; the big ones (orders and everything that follows from them) are
  * made by set-based statements inside the database, with the big tables' indexes and keys dropped
  * first and built again at the end, as a bulk load is done. All of it is one transaction: a run

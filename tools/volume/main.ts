@@ -1,6 +1,6 @@
 /**
  * `npm run seed:volume -- --orders N [--merchants M] [--months K] [--seed S] [--pool] [--credits C]
- * [--requisites R]` (spec/scale.md); `--help` prints what each option does (args.ts `HELP`).
+ * [--requisites R]`; `--help` prints what each option does (args.ts `HELP`).
  *
  * Fills the database the service would use (DATABASE_URL, else the embedded one in DATA_DIR),
  * migrating it first, with K months of a platform's history ending now. Refuses a database that
