@@ -9,6 +9,13 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** Connections the process keeps open to DATABASE_URL at most. */
   readonly databasePoolSize: number;
+  /**
+   * DATABASE_READ_URL: a PostgreSQL streaming replica of DATABASE_URL that statements, exports,
+   * reports and dashboards read from while it keeps up; null: they read from DATABASE_URL.
+   */
+  readonly databaseReadUrl: string | null;
+  /** READ_REPLICA_MAX_LAG_SECONDS: a replica further behind than this is not read; the primary is. */
+  readonly readReplicaMaxLagSeconds: number;
   readonly redisUrl: string | null;
   /** Given in the environment; when null, one is generated and stored on first start. */
   readonly adminToken: string | null;
@@ -59,6 +66,10 @@ export interface Config {
   readonly requisiteQuarantineMinutes: number;
   /** A credit still matches an order that expired up to this many hours before the money arrived. */
   readonly reconcileLateHours: number;
+  /** An unmatched credit recorded longer ago than this raises an alert (src/alerts). */
+  readonly alertUnmatchedMinutes: number;
+  /** A device not heard from for this long pauses its requisites for new orders (device messages). */
+  readonly deviceSilenceMinutes: number;
   /** Delivered callback events (with their attempts) older than this many days leave the hot tables; 0 keeps every one. */
   readonly retentionDays: number;
   /** True: they move to the archive tables, where an order's callback log still finds them; false: they are deleted. */
@@ -72,6 +83,11 @@ export interface Config {
    * connection of its own outside the pool, while its client downloads it), in total and per merchant.
    */
   readonly statementExports: { readonly perProcess: number; readonly perMerchant: number };
+  /**
+   * Other exports (the back office's CSV lists and reports, the cabinet's orders CSV) written at once
+   * by this process, in total and per operator or merchant; statements have their own.
+   */
+  readonly exports: { readonly perProcess: number; readonly perOwner: number };
   /** Port of the separate metrics listener; null: metrics are not served. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
@@ -287,6 +303,14 @@ export function parseConfig(env: Env = process.env): Config {
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must start with postgres:// or postgresql://');
   }
+  const databaseReadUrl = str(env, 'DATABASE_READ_URL') ?? null;
+  if (databaseReadUrl !== null && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    throw new ConfigError('DATABASE_READ_URL', 'must start with postgres:// or postgresql://');
+  }
+  if (databaseReadUrl !== null && databaseUrl === null) {
+    // The embedded database lives in this process alone: nothing can replicate it.
+    throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL: a read replica is a streaming replica of a PostgreSQL server, and the embedded database has none');
+  }
   const redisUrl = str(env, 'REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
@@ -321,6 +345,8 @@ export function parseConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR') ?? './data',
     databaseUrl,
     databasePoolSize,
+    databaseReadUrl,
+    readReplicaMaxLagSeconds: int(env, 'READ_REPLICA_MAX_LAG_SECONDS', 30, 0, 86_400),
     redisUrl,
     adminToken,
     masterKey,
@@ -346,6 +372,8 @@ export function parseConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
     requisiteQuarantineMinutes: int(env, 'REQUISITE_QUARANTINE_MINUTES', 15, 0, 1440),
     reconcileLateHours: int(env, 'RECONCILE_LATE_HOURS', 72, 0, 24 * 90),
+    alertUnmatchedMinutes: int(env, 'ALERT_UNMATCHED_MINUTES', 30, 1, 10_080),
+    deviceSilenceMinutes: int(env, 'DEVICE_SILENCE_MINUTES', 10, 1, 1440),
     retentionDays: int(env, 'RETENTION_DAYS', 90, 0, 36_500),
     retentionArchive: bool(env, 'RETENTION_ARCHIVE', true),
     smtp: smtpSettings(env),
@@ -353,6 +381,10 @@ export function parseConfig(env: Env = process.env): Config {
     statementExports: Object.freeze({
       perProcess: int(env, 'STATEMENT_EXPORTS_PER_PROCESS', 4, 1, 100),
       perMerchant: int(env, 'STATEMENT_EXPORTS_PER_MERCHANT', 2, 1, 100),
+    }),
+    exports: Object.freeze({
+      perProcess: int(env, 'EXPORTS_PER_PROCESS', 4, 1, 100),
+      perOwner: int(env, 'EXPORTS_PER_OWNER', 2, 1, 100),
     }),
     metricsPort: str(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
     metricsHost: str(env, 'METRICS_HOST') ?? '127.0.0.1',

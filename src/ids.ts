@@ -65,7 +65,7 @@ export function timeOrderedId26(atMs: number): string {
 }
 
 /** The id of a row of a history table (orders, their events, appeals, credits), made at `atMs`: see `timeOrderedId26`. */
-export const newHistoryId = (prefix: 'ord' | 'apl' | 'evt' | 'crd' | 'stm' | 'csp', atMs: number): string => `${prefix}_${timeOrderedId26(atMs)}`;
+export const newHistoryId = (prefix: 'ord' | 'apl' | 'evt' | 'crd' | 'stm' | 'csp' | 'msg' | 'dev' | 'tpl', atMs: number): string => `${prefix}_${timeOrderedId26(atMs)}`;
 
 /** A desk secret: 32 random bytes, URL-safe, prefixed so it is recognisable in a secrets scanner. */
 export const newSecret = (): string => `sk_${randomBytes(32).toString('base64url')}`;

@@ -33,6 +33,12 @@ export function createMetrics(opts: { defaults?: boolean } = {}) {
     statementsOpen: new Gauge({ name: 'paygate_statements_open', help: 'Merchant statements being read now', registers: [registry] }),
     statements: new Counter({ name: 'paygate_statements_total', help: 'Merchant statements by outcome (complete, aborted, failed, busy)', labelNames: ['outcome'] as const, registers: [registry] }),
     statementRows: new Counter({ name: 'paygate_statement_rows_total', help: 'Ledger entries read into merchant statements', registers: [registry] }),
+    readReplicaInUse: new Gauge({ name: 'paygate_read_replica_in_use', help: 'Whether statements, exports, reports and dashboards read from the read replica (1) or the primary (0)', registers: [registry] }),
+    readReplicaSwitches: new Counter({ name: 'paygate_read_replica_switches_total', help: 'Times those reads moved to the replica or to the primary', labelNames: ['to'] as const, registers: [registry] }),
+    readReplicaLag: new Gauge({ name: 'paygate_read_replica_lag_seconds', help: 'The read replica\'s lag at its last measure (-1: not measurable)', registers: [registry] }),
+    exportsOpen: new Gauge({ name: 'paygate_exports_open', help: 'CSV exports and reports being written now (statements apart)', registers: [registry] }),
+    exports: new Counter({ name: 'paygate_exports_total', help: 'CSV exports and reports by export and outcome (complete, aborted, failed, busy)', labelNames: ['export', 'outcome'] as const, registers: [registry] }),
+    exportRows: new Counter({ name: 'paygate_export_rows_total', help: 'Rows read into CSV exports', labelNames: ['export'] as const, registers: [registry] }),
   };
 }
 

@@ -13,6 +13,7 @@ import { SecretBox } from './secretbox.js';
 import { dbNonceStore, redisNonceStore } from './services/nonces.js';
 import { createRateLimits } from './services/rateLimits.js';
 import { openPg, openPglite, type Db } from './store/db.js';
+import { openReadReplica, REPLICA_CONNECT_TIMEOUT_MS } from './store/readReplica.js';
 import { migrate } from './store/migrate.js';
 import { removeStaleSpools } from './reconciliation/statements/index.js';
 import { lockDataDir } from './store/dataDirLock.js';
@@ -147,14 +148,25 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
   // ioredis is loaded only when Redis is configured: the embedded setup never needs it.
   const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
   if (redis) watchRedis(redis, log);
+  const metrics = createMetrics({ defaults: true });
+  // Its own pool of the same size: statements' snapshots are connections of their own besides.
+  const readDb = config.databaseReadUrl
+    ? openReadReplica(db, openPg(config.databaseReadUrl, { max: config.databasePoolSize, applicationName: 'paygate read', connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS }), {
+        maxLagSeconds: config.readReplicaMaxLagSeconds,
+        clock: opts.clock,
+        log,
+        metrics,
+      })
+    : db;
   const ctx: Ctx = {
     config,
     db,
+    readDb,
     clock: opts.clock,
     box,
     nonces: redis ? redisNonceStore(redis) : dbNonceStore(db, opts.clock),
     limits: createRateLimits(redis, {}, opts.clock),
-    metrics: createMetrics({ defaults: true }),
+    metrics,
     log,
     adminTokenHash: admin.hash,
     callbackAllowlist: parseAllowlist(config.callbackAllowlist),
@@ -165,6 +177,7 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
     generatedAdminToken: admin.generated,
     async close() {
       if (redis) redis.disconnect();
+      if (readDb !== db) await readDb.close();
       await db.close();
     },
   };

@@ -10,6 +10,8 @@ import { apiRoutes } from '../http/api.js';
 import { adminAuthHook } from '../http/adminAuth.js';
 import { reconciliationOffice } from '../reconciliation/pages/index.js';
 import { reconciliationRoutes } from '../reconciliation/routes.js';
+import { alertRoutes } from '../alerts/routes.js';
+import { alertPages, alertsNav } from '../alerts/pages.js';
 import { webRoutes } from '../web/routes.js';
 import { shareCompiledSchemas } from '../server/compiledSchemas.js';
 import { schemaErrorFormatter } from '../server/schemaErrors.js';
@@ -123,8 +125,11 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     // The API and the pages are peers over the same services: neither imports the other.
     document = await apiRoutes(root, ctx, opts, API_VERSION);
     await root.register(reconciliationRoutes(ctx, { adminAuth: adminAuthHook(ctx) }));
+    await root.register(alertRoutes(ctx, { adminAuth: adminAuthHook(ctx) }));
     // The reconciliation room's pages join the back office; the pages never import that room.
-    await root.register(async (p) => webRoutes(p, ctx, reconciliationOffice));
+    // The alerts page joins them, its count under the queues after the reconciliation room's.
+    const office = { ...reconciliationOffice, pages: [...(reconciliationOffice.pages ?? []), alertPages], nav: [...(reconciliationOffice.nav ?? []), alertsNav] };
+    await root.register(async (p) => webRoutes(p, ctx, office));
   });
   return app as unknown as FastifyInstance;
 }

@@ -20,6 +20,7 @@ export async function generateOpenApi(): Promise<Json> {
   const ctx: Ctx = {
     config,
     db: unused,
+    readDb: unused,
     clock: new ManualClock(),
     box: new SecretBox(randomBytes(32)),
     nonces: { claim: async () => true, prune: async () => 0 } as unknown as Ctx['nonces'],

@@ -69,6 +69,12 @@ export const ERROR_STATUS = {
   STATEMENT_PROFILE_NOT_FOUND: 404,
   REQUISITE_MISMATCH: 409,
   SANDBOX_ORDER: 409,
+  // device messages: devices and templates
+  DEVICE_NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  TEMPLATE_BUILT_IN: 409,
+  // alerts: the channels they are sent to
+  ALERT_CHANNEL_NOT_FOUND: 404,
   // withdrawal requests and their payout destinations
   WITHDRAWAL_NOT_FOUND: 404,
   WITHDRAWAL_ALREADY_DECIDED: 409,

@@ -14,7 +14,11 @@ export type MailContent =
   | {
       kind: 'withdrawal-requested' | 'withdrawal-paid' | 'withdrawal-rejected';
       data: { merchantName: string; requestId: string; amountUsd: string; destination: string; reference?: string; reason?: string; cabinetUrl: string };
-    };
+    }
+  | { kind: 'alert'; data: { event: 'raised' | 'resolved'; alertKind: AlertMailKind; subject: string; summary: string; at: string; link: string } };
+
+/** The kinds of alert (src/alerts), named in the alert mail in the reader's language. */
+export type AlertMailKind = 'unmatched-credits' | 'statement' | 'circuit-open' | 'requisite-limit' | 'device-silent' | 'unread-messages';
 
 export type MailKind = MailContent['kind'];
 

@@ -1,4 +1,4 @@
-import type { MailContent, MailKind } from './outbox.js';
+import type { AlertMailKind, MailContent, MailKind } from './outbox.js';
 
 /**
  * Every mail Paygate sends, written in the recipient's language: a subject, a plain-text body and
@@ -21,6 +21,7 @@ const KINDS: Record<MailKind, true> = {
   'withdrawal-requested': true,
   'withdrawal-paid': true,
   'withdrawal-rejected': true,
+  alert: true,
 };
 /** Every kind of mail, for the tests and the back office's list. */
 export const MAIL_KINDS = Object.keys(KINDS) as MailKind[];
@@ -40,6 +41,7 @@ interface Vars {
   'withdrawal-requested': Withdrawal;
   'withdrawal-paid': Withdrawal & { reference: string | null };
   'withdrawal-rejected': Withdrawal & { reason: string | null };
+  alert: { raised: boolean; what: string; subject: string; summary: string; at: string };
 }
 
 /** A mail's words: the subject, the paragraphs before the button (null ones left out), the button, the paragraphs after it. */
@@ -58,6 +60,8 @@ export interface MailWords {
   roles: Record<'owner' | 'developer' | 'viewer', string>;
   /** Which account a reset is for, as it reads inside the reset's sentence. */
   places: Record<'cabinet' | 'office', string>;
+  /** What an alert is about, by its kind, as it reads inside the alert mail's sentence. */
+  alertKinds: Record<AlertMailKind, string>;
   mails: { [K in MailKind]: (v: Vars[K]) => Parts };
 }
 
@@ -67,6 +71,7 @@ const en: MailWords = {
   footer: 'This mail was sent automatically by Paygate. Replies to it are not read.',
   roles: { owner: 'owner', developer: 'developer', viewer: 'viewer' },
   places: { cabinet: 'merchant cabinet', office: 'back office' },
+  alertKinds: { 'unmatched-credits': 'unmatched credits', 'statement': 'bank statement', 'circuit-open': 'provider circuit open', 'requisite-limit': 'requisite near its daily limit', 'device-silent': 'silent device', 'unread-messages': 'unread messages' },
   mails: {
     invitation: (v) => ({
       subject: `Join ${v.merchant} on Paygate`,
@@ -108,6 +113,11 @@ const en: MailWords = {
       lines: [`The withdrawal of ${v.amount} of ${v.merchant} to ${v.destination} was rejected (request ${v.id}).`, v.reason ? `Reason: ${v.reason}` : null, 'The held amount is back on your balance.'],
       button: 'See the request',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Alert' : 'Resolved'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `Raised at ${v.at}: ${v.what}, ${v.subject}.` : `Resolved at ${v.at}: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'See the alerts',
+    }),
   },
 };
 
@@ -117,6 +127,7 @@ const ru: MailWords = {
   footer: 'Это письмо Paygate отправил автоматически. Ответы на него не читаются.',
   roles: { owner: 'владелец', developer: 'разработчик', viewer: 'наблюдатель' },
   places: { cabinet: 'кабинета мерчанта', office: 'бэк-офиса' },
+  alertKinds: { 'unmatched-credits': 'неразнесённые зачисления', 'statement': 'банковская выписка', 'circuit-open': 'провайдер отключён предохранителем', 'requisite-limit': 'реквизит у дневного лимита', 'device-silent': 'устройство молчит', 'unread-messages': 'непрочитанные сообщения' },
   mails: {
     invitation: (v) => ({
       subject: `Приглашение в команду ${v.merchant} в Paygate`,
@@ -158,6 +169,11 @@ const ru: MailWords = {
       lines: [`Вывод ${v.amount} для ${v.merchant} на ${v.destination} отклонён (запрос ${v.id}).`, v.reason ? `Причина: ${v.reason}` : null, 'Удержанная сумма вернулась на баланс.'],
       button: 'Открыть запрос',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Тревога' : 'Снято'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `Поднята ${v.at}: ${v.what}, ${v.subject}.` : `Снята ${v.at}: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'Открыть тревоги',
+    }),
   },
 };
 
@@ -167,6 +183,7 @@ const hi: MailWords = {
   footer: 'यह मेल Paygate ने अपने-आप भेजा है। इसके जवाब पढ़े नहीं जाते।',
   roles: { owner: 'मालिक', developer: 'डेवलपर', viewer: 'दर्शक' },
   places: { cabinet: 'मर्चेंट कैबिनेट', office: 'बैक ऑफ़िस' },
+  alertKinds: { 'unmatched-credits': 'बिना मिलान के जमा', 'statement': 'बैंक स्टेटमेंट', 'circuit-open': 'प्रदाता का सर्किट खुला', 'requisite-limit': 'रिक्विज़िट दैनिक सीमा के पास', 'device-silent': 'डिवाइस चुप है', 'unread-messages': 'अपठित संदेश' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate पर ${v.merchant} की टीम में शामिल हों`,
@@ -208,6 +225,11 @@ const hi: MailWords = {
       lines: [`${v.merchant} के लिए ${v.destination} पर ${v.amount} की निकासी अस्वीकार कर दी गई है (अनुरोध ${v.id})।`, v.reason ? `कारण: ${v.reason}` : null, 'रोकी गई राशि आपके बैलेंस पर वापस आ गई है।'],
       button: 'अनुरोध देखें',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'चेतावनी' : 'सुलझ गई'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at} पर उठाई गई: ${v.what}, ${v.subject}.` : `${v.at} पर सुलझी: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'चेतावनियाँ देखें',
+    }),
   },
 };
 
@@ -217,6 +239,7 @@ const tr: MailWords = {
   footer: 'Bu e-posta Paygate tarafından otomatik olarak gönderildi. Yanıtlar okunmaz.',
   roles: { owner: 'sahip', developer: 'geliştirici', viewer: 'izleyici' },
   places: { cabinet: 'üye işyeri paneli', office: 'arka ofis' },
+  alertKinds: { 'unmatched-credits': 'eşleşmemiş alacaklar', 'statement': 'hesap ekstresi', 'circuit-open': 'sağlayıcının devresi açık', 'requisite-limit': 'rekvizit günlük limite yakın', 'device-silent': 'cihaz sessiz', 'unread-messages': 'okunmamış mesajlar' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate: ${v.merchant} ekibine davet`,
@@ -258,6 +281,11 @@ const tr: MailWords = {
       lines: [`${v.merchant} için ${v.amount} tutarındaki çekim talebi reddedildi; alıcı: ${v.destination} (talep ${v.id}).`, v.reason ? `Gerekçe: ${v.reason}` : null, 'Bloke edilen tutar bakiyenize geri döndü.'],
       button: 'Talebi görüntüle',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Uyarı' : 'Çözüldü'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at} tarihinde açıldı: ${v.what}, ${v.subject}.` : `${v.at} tarihinde çözüldü: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'Uyarıları gör',
+    }),
   },
 };
 
@@ -267,6 +295,7 @@ const ko: MailWords = {
   footer: '이 메일은 Paygate에서 자동으로 보냈습니다. 회신은 확인하지 않습니다.',
   roles: { owner: '소유자', developer: '개발자', viewer: '조회자' },
   places: { cabinet: '가맹점 캐비닛', office: '백오피스' },
+  alertKinds: { 'unmatched-credits': '매칭되지 않은 입금', 'statement': '은행 명세서', 'circuit-open': '공급자 회로 차단', 'requisite-limit': '일일 한도에 근접한 계좌', 'device-silent': '응답 없는 기기', 'unread-messages': '읽지 않은 메시지' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate: ${v.merchant} 팀 초대`,
@@ -308,6 +337,11 @@ const ko: MailWords = {
       lines: [`${v.merchant}의 ${v.amount} 출금 요청이 거절되었습니다. 받는 곳: ${v.destination} (요청 ${v.id}).`, v.reason ? `사유: ${v.reason}` : null, '보류된 금액은 잔액으로 돌아갔습니다.'],
       button: '요청 보기',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? '경보' : '해제'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at}에 발생: ${v.what}, ${v.subject}.` : `${v.at}에 해제: ${v.what}, ${v.subject}.`, v.summary],
+      button: '경보 보기',
+    }),
   },
 };
 
@@ -317,6 +351,7 @@ const kk: MailWords = {
   footer: 'Бұл хатты Paygate автоматты түрде жіберді. Оған жауаптар оқылмайды.',
   roles: { owner: 'иесі', developer: 'әзірлеуші', viewer: 'бақылаушы' },
   places: { cabinet: 'мерчант кабинетіндегі', office: 'бэк-офистегі' },
+  alertKinds: { 'unmatched-credits': 'сәйкестендірілмеген түсімдер', 'statement': 'банк үзінді көшірмесі', 'circuit-open': 'провайдердің тізбегі ашық', 'requisite-limit': 'реквизит күндік лимитке жақын', 'device-silent': 'құрылғы үнсіз', 'unread-messages': 'оқылмаған хабарлар' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate: ${v.merchant} командасына шақыру`,
@@ -358,6 +393,11 @@ const kk: MailWords = {
       lines: [`${v.merchant} үшін ${v.amount} шығаруға сұрау қабылданбады; алушы: ${v.destination} (сұрау ${v.id}).`, v.reason ? `Себебі: ${v.reason}` : null, 'Ұсталған сома балансыңызға қайтарылды.'],
       button: 'Сұрауды ашу',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Дабыл' : 'Шешілді'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at} көтерілді: ${v.what}, ${v.subject}.` : `${v.at} шешілді: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'Дабылдарды ашу',
+    }),
   },
 };
 
@@ -367,6 +407,7 @@ const uz: MailWords = {
   footer: 'Bu xat Paygate tomonidan avtomatik yuborildi. Unga javoblar oʻqilmaydi.',
   roles: { owner: 'egasi', developer: 'dasturchi', viewer: 'kuzatuvchi' },
   places: { cabinet: 'merchant kabinetidagi', office: 'bek-ofisdagi' },
+  alertKinds: { 'unmatched-credits': 'moslanmagan tushumlar', 'statement': 'bank ko‘chirmasi', 'circuit-open': 'provayder zanjiri ochiq', 'requisite-limit': 'rekvizit kunlik limitga yaqin', 'device-silent': 'qurilma jim', 'unread-messages': 'o‘qilmagan xabarlar' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate: ${v.merchant} jamoasiga taklif`,
@@ -408,6 +449,11 @@ const uz: MailWords = {
       lines: [`${v.merchant} uchun ${v.amount} yechib olish soʻrovi rad etildi; qabul qiluvchi: ${v.destination} (soʻrov ${v.id}).`, v.reason ? `Sabab: ${v.reason}` : null, 'Ushlab turilgan summa balansingizga qaytarildi.'],
       button: 'Soʻrovni koʻrish',
     }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Ogohlantirish' : 'Hal qilindi'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at} da ko‘tarildi: ${v.what}, ${v.subject}.` : `${v.at} da hal qilindi: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'Ogohlantirishlarni ko‘rish',
+    }),
   },
 };
 
@@ -417,6 +463,7 @@ const az: MailWords = {
   footer: 'Bu məktub Paygate tərəfindən avtomatik göndərilib. Cavablar oxunmur.',
   roles: { owner: 'sahib', developer: 'tərtibatçı', viewer: 'izləyici' },
   places: { cabinet: 'merchant kabinetindəki', office: 'bek-ofisdəki' },
+  alertKinds: { 'unmatched-credits': 'uyğunlaşdırılmamış mədaxillər', 'statement': 'bank çıxarışı', 'circuit-open': 'provayderin dövrəsi açıqdır', 'requisite-limit': 'rekvizit gündəlik limitə yaxındır', 'device-silent': 'cihaz susur', 'unread-messages': 'oxunmamış mesajlar' },
   mails: {
     invitation: (v) => ({
       subject: `Paygate: ${v.merchant} komandasına dəvət`,
@@ -457,6 +504,11 @@ const az: MailWords = {
       subject: `${v.amount} çıxarış sorğusu rədd edildi`,
       lines: [`${v.merchant} üçün ${v.amount} çıxarış sorğusu rədd edildi; alıcı: ${v.destination} (sorğu ${v.id}).`, v.reason ? `Səbəb: ${v.reason}` : null, 'Saxlanılan məbləğ balansınıza qaytarıldı.'],
       button: 'Sorğuya bax',
+    }),
+    alert: (v) => ({
+      subject: `${v.raised ? 'Xəbərdarlıq' : 'Həll olundu'}: ${v.what} (${v.subject})`,
+      lines: [v.raised ? `${v.at} qaldırıldı: ${v.what}, ${v.subject}.` : `${v.at} həll olundu: ${v.what}, ${v.subject}.`, v.summary],
+      button: 'Xəbərdarlıqlara bax',
     }),
   },
 };
@@ -532,6 +584,16 @@ function partsOf(w: MailWords, lang: MailLang, kind: string, data: Record<string
       return { parts: w.mails['withdrawal-paid']({ ...withdrawal(), reference: optional(data, 'reference') }), link: linkOf(data, 'cabinetUrl') };
     case 'withdrawal-rejected':
       return { parts: w.mails['withdrawal-rejected']({ ...withdrawal(), reason: optional(data, 'reason') }), link: linkOf(data, 'cabinetUrl') };
+    case 'alert': {
+      const event = field(data, 'event');
+      if (event !== 'raised' && event !== 'resolved') throw new MailTemplateError(`unknown alert event ${event}`);
+      const alertKind = field(data, 'alertKind');
+      const what = (w.alertKinds as Record<string, string>)[alertKind] ?? alertKind;
+      return {
+        parts: w.mails.alert({ raised: event === 'raised', what, subject: field(data, 'subject'), summary: field(data, 'summary'), at: when(lang, field(data, 'at')) }),
+        link: linkOf(data, 'link'),
+      };
+    }
     default:
       throw new MailTemplateError(`unknown kind of mail ${kind}`);
   }

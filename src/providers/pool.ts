@@ -9,6 +9,7 @@ import { fmt2 } from '../domain/money.js';
 import { paymentOf } from '../domain/payment.js';
 import { rankRequisites, refusalOf, type RequisiteLoad } from '../domain/requisites.js';
 import * as store from '../store/requisites.js';
+import { requisitesOfSilentDevices } from '../store/devices.js';
 import type { IssueOutcome, IssueRequest } from './httpConnector.js';
 
 const DAY_MS = 86_400_000;
@@ -65,12 +66,18 @@ export async function issueRequisite(ctx: Ctx, providerId: string, o: IssueReque
   const terms = { amount: fmt2(o.amount), currency: o.currency, rail: o.rail };
   const already = await store.assignedRequisite(ctx.db, o.orderId);
   if (already) return { kind: 'issued', payment: paymentOf(already.payment) };
-  const { ranked, reason } = rankRequisites((await store.listRequisiteLoads(ctx.db, providerId, loadAt(ctx, terms))).map(loadOf), terms);
+  const ranking = rankRequisites((await store.listRequisiteLoads(ctx.db, providerId, loadAt(ctx, terms))).map(loadOf), terms);
+  // A requisite whose phone has gone silent takes no new order: its money would not be seen.
+  const silentSince = new Date(ctx.clock.now() - ctx.config.deviceSilenceMinutes * 60_000);
+  const silent = await requisitesOfSilentDevices(ctx.db, ranking.ranked.map((r) => r.id), silentSince);
+  const ranked = ranking.ranked.filter((r) => !silent.has(r.id));
+  const reason = silent.size === 0 ? ranking.reason : `${ranking.reason}${ranking.reason === '' || ranking.reason.endsWith(': ') ? '' : ', '}${silent.size} paused: its device is silent`;
   for (const candidate of ranked) {
     const payment = await ctx.db.tx(async (q) => {
       if (!(await store.lockRequisite(q, candidate.id))) return null;
       const fresh = await store.getRequisiteLoad(q, candidate.id, loadAt(ctx, terms));
       if (!fresh || refusalOf(loadOf(fresh), terms) !== null) return null;
+      if ((await requisitesOfSilentDevices(q, [fresh.id], silentSince)).size > 0) return null;
       const recorded = await store.insertAssignment(q, {
         orderId: o.orderId,
         requisiteId: fresh.id,

@@ -35,8 +35,9 @@ function row(r: store.DayRow) {
 export async function reconciliationReport(ctx: Ctx, providerId: string, date: string | undefined) {
   const day = date ?? today(ctx);
   const from = parseDay(day, 'date');
-  if (!(await getProvider(ctx.db, providerId))) throw new AppError('PROVIDER_NOT_FOUND', `no provider ${providerId}`);
-  const rows = await store.dayRows(ctx.db, providerId, from, new Date(from.getTime() + DAY_MS));
+  // The report reads where reports read: the read replica while it keeps up (ctx.readDb).
+  if (!(await getProvider(ctx.readDb, providerId))) throw new AppError('PROVIDER_NOT_FOUND', `no provider ${providerId}`);
+  const rows = await store.dayRows(ctx.readDb, providerId, from, new Date(from.getTime() + DAY_MS));
   const totals = rows.reduce(
     (t, r) => ({
       requisite_id: null,
@@ -52,7 +53,7 @@ export async function reconciliationReport(ctx: Ctx, providerId: string, date: s
     }),
     { requisite_id: null, orders_issued: 0, orders_completed: 0, completed_amount: '0', credits: 0, credits_amount: '0', matched: 0, unmatched: 0, ignored: 0, completed_without_credit: 0 } as store.DayRow,
   );
-  const statements = await statementStore.statementsOfDay(ctx.db, providerId, from, new Date(from.getTime() + DAY_MS));
+  const statements = await statementStore.statementsOfDay(ctx.readDb, providerId, from, new Date(from.getTime() + DAY_MS));
   return {
     providerId,
     date: day,

@@ -13,10 +13,13 @@ import { audited } from '../services/audit.js';
 import { createOperatorCredit, FEED_MAX_BYTES, getCreditView, ignoreCredit, ignoreCredits, listCreditViews, matchCreditByOperator, precheckCreditFeed, receiveCreditFeed } from './credits.js';
 import { getStatementView, importStatement, listStatementViews } from './statementImport.js';
 import { createProfile, listProfiles, loadProfile, patchProfile } from './statementProfiles.js';
+import { readSmallExport } from '../services/exports.js';
 import { openMerchantStatement } from '../services/merchantStatements.js';
 import { sendStatementJson } from './merchantStatementBody.js';
 import { reconciliationReport } from './reports.js';
 import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
+import { createDevice, createTemplate, getTemplateView, listDeviceViews, listTemplateViews, listUnread, patchDevice, patchTemplate, receiveHeartbeat, receiveMessages, tryTemplates } from './messages.js';
+import * as M from './messageSchemas.js';
 import * as S from './schemas.js';
 import { STATEMENT_MAX_BYTES } from './statements/types.js';
 import { AppError } from '../domain/errors.js';
@@ -113,9 +116,54 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
       sendOk(req, reply, await getStatementView(ctx, req.params.id, { ...req.query, limit: limit(req.query) })),
     );
 
+    // ---- device messages: devices, templates, the unread queue
+    admin.post('/providers/:id/devices', { schema: doc({ id: 'createDevice', summary: 'Add a phone that forwards a pool\'s bank messages for some of its requisites', params: providerId, body: M.CreateDeviceBody, ok: M.Device, status: 201, errors: ['PROVIDER_NOT_FOUND', 'REQUISITE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'device.create', null, (c) => createDevice(c, req.params.id, req.body), (r) => r.id), 201),
+    );
+    admin.get('/providers/:id/devices', { schema: doc({ id: 'listDevices', summary: 'A pool\'s devices, oldest first, with when each was last heard from', params: providerId, ok: Type.Array(M.Device), errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await listDeviceViews(ctx, req.params.id)),
+    );
+    admin.patch('/devices/:id', { schema: doc({ id: 'patchDevice', summary: 'Rename a device or change the requisites it forwards for', params: M.DeviceIdParam, body: M.PatchDeviceBody, ok: M.Device, errors: ['DEVICE_NOT_FOUND', 'REQUISITE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'device.update', req.params.id, (c) => patchDevice(c, req.params.id, req.body))),
+    );
+    admin.post('/message-templates', { schema: doc({ id: 'createMessageTemplate', summary: 'Add a template that reads bank messages into credits', body: M.CreateTemplateBody, ok: M.MessageTemplate, status: 201, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'messageTemplate.create', null, (c) => createTemplate(c, req.body), (r) => r.id), 201),
+    );
+    admin.get('/message-templates', { schema: doc({ id: 'listMessageTemplates', summary: 'Templates in the order messages are read with them: operators\' (a pool\'s own first), then the built-in ones', querystring: M.ListTemplatesQuery, ok: Type.Array(M.MessageTemplate), errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await listTemplateViews(ctx, req.query.providerId ?? null)),
+    );
+    admin.post('/message-templates/try', { schema: doc({ id: 'tryMessageTemplates', summary: 'What each enabled template reads of a text, and what the message would become', body: M.TryTemplatesBody, ok: M.TryTemplatesResult, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await tryTemplates(ctx, req.body)),
+    );
+    admin.get('/message-templates/:id', { schema: doc({ id: 'getMessageTemplate', summary: 'A template', params: M.TemplateIdParam, ok: M.MessageTemplate, errors: ['TEMPLATE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await getTemplateView(ctx, req.params.id)),
+    );
+    admin.patch('/message-templates/:id', { schema: doc({ id: 'patchMessageTemplate', summary: 'Change a template, or turn it off (`enabled`)', params: M.TemplateIdParam, body: M.PatchTemplateBody, ok: M.MessageTemplate, errors: ['TEMPLATE_NOT_FOUND', 'TEMPLATE_BUILT_IN', 'PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'messageTemplate.update', req.params.id, (c) => patchTemplate(c, req.params.id, req.body))),
+    );
+    admin.get('/messages/unread', { schema: doc({ id: 'listUnreadMessages', summary: 'Messages no template read, oldest first: each waits for a template or a credit by hand', querystring: M.ListUnreadQuery, ok: Type.Array(M.UnreadMessage) }) }, async (req, reply) =>
+      sendOk(req, reply, await listUnread(ctx, limit(req.query))),
+    );
+
     // ---- reports
-    admin.get('/reconciliation', { schema: doc({ id: 'getReconciliation', summary: 'A pool provider\'s day: orders against money, per requisite', querystring: S.ReconciliationQuery, ok: S.Reconciliation, errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
-      sendOk(req, reply, await reconciliationReport(ctx, req.query.providerId, req.query.date)),
+    admin.get(
+      '/reconciliation',
+      {
+        schema: doc({
+          id: 'getReconciliation',
+          summary: 'A pool provider\'s day: orders against money, per requisite',
+          querystring: S.ReconciliationQuery,
+          ok: S.Reconciliation,
+          errors: ['PROVIDER_NOT_FOUND'],
+          extra: { 429: { description: 'reports and exports of this caller or of the process at their limit: empty body', headers: { 'Retry-After': { type: 'integer', description: 'seconds' } } } },
+        }),
+      },
+      async (req, reply) => {
+        // One aggregate per requisite, read holding one of the caller's export slots (as in the back office).
+        const read = await readSmallExport(ctx, 'reconciliation-report', req.actor ?? 'token', () => reconciliationReport(ctx, req.query.providerId, req.query.date));
+        if (!read.ok) return sendTooMany(reply, read.retryAfterMs);
+        return sendOk(req, reply, read.value);
+      },
     );
     admin.get(
       '/merchants/:id/statement',
@@ -378,6 +426,61 @@ function creditFeed(ctx: Ctx) {
         const r = await receiveCreditFeed(ctx, (req.params as { providerId: string }).providerId, req.headers, raw.bytes);
         if (!r.ok) return sendError(req, reply, r.code, r.detail);
         return sendOk(req, reply, { credits: r.credits });
+      },
+    );
+    feed.post(
+      '/:providerId/messages',
+      {
+        schema: {
+          ...routeSchema({
+            security: PROVIDER_SECURITY,
+            tags: ['providers'],
+            operationId: 'providerMessages',
+            summary: 'Bank SMS and push notifications forwarded by the phones on a pool\'s requisites, read into credits',
+            description:
+              'Signed exactly as the credit feed (`X-Gate-Key`, `X-Gate-Ts`, `X-Gate-Event-Id`, `X-Gate-Sign` over `{ts}.{eventId}.{raw body}` with the pool\'s secret), ' +
+              'the headers checked before the body is read. 1 to 500 messages, at most 1 MiB. Every message is kept: read by the first template that matches it into a credit ' +
+              '(matched to the order it pays, source `device`, the message\'s `id` as its item id), skipped (debits, balance notices, one-time codes) or unread (no template reads it, ' +
+              'or its `deviceId` is no device of the pool: `unknown device`), one answer per message in order. The same `id` and text again answers `duplicate: true` with what it became; ' +
+              'the same `id` with another text is read again, and a credit of other terms under it carries `TRANSACTION_ID_REUSED`. Each message counts as a heartbeat of its device.',
+            params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }) }),
+            ok: { status: 200, result: M.MessagesResult, description: 'what became of every message, in order' },
+            errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'REQUEST_TIMEOUT'],
+          }),
+          'x-request-body': M.MessagesBody,
+          'x-error-descriptions': { PAYLOAD_TOO_LARGE: 'the body is over 1 MiB', REQUEST_TIMEOUT: `the body did not arrive whole within ${FEED_BODY_TIMEOUT_MS / 1000} s` },
+        },
+      },
+      async (req, reply) => {
+        const raw = (req.body ?? { bytes: Buffer.alloc(0), sha256: '', tooLarge: false }) as RawBody;
+        if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'at most 1 MiB in one request; send fewer messages at a time');
+        if (!isJsonRequest(req.headers['content-type'], raw)) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+        const r = await receiveMessages(ctx, (req.params as { providerId: string }).providerId, req.headers, raw.bytes);
+        if (!r.ok) return sendError(req, reply, r.code, r.detail);
+        return sendOk(req, reply, { messages: r.value });
+      },
+    );
+    feed.post(
+      '/:providerId/devices/:deviceId/heartbeat',
+      {
+        schema: routeSchema({
+          security: PROVIDER_SECURITY,
+          tags: ['providers'],
+          operationId: 'deviceHeartbeat',
+          summary: 'A device says it is alive: its requisites keep taking orders',
+          description: 'Signed as the credit feed, over an empty body. A device not heard from (heartbeat or message) for `DEVICE_SILENCE_MINUTES` pauses its requisites for new orders until it is heard from again.',
+          params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }), deviceId: Type.String({ description: '`dev_` id' }) }),
+          ok: { status: 200, result: M.Device, description: 'the device as it is now' },
+          errors: ['AUTH_FAILED', 'VALIDATION_ERROR', 'DEVICE_NOT_FOUND'],
+        }),
+      },
+      async (req, reply) => {
+        const raw = (req.body ?? { bytes: Buffer.alloc(0), sha256: '', tooLarge: false }) as RawBody;
+        if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'a heartbeat has an empty body');
+        const { providerId: pid, deviceId } = req.params as { providerId: string; deviceId: string };
+        const r = await receiveHeartbeat(ctx, pid, deviceId, req.headers, raw.bytes);
+        if (!r.ok) return sendError(req, reply, r.code, r.detail);
+        return sendOk(req, reply, r.value);
       },
     );
   };

@@ -32,7 +32,9 @@ export async function merchantBalance(ctx: Ctx, merchantId: string, query: Balan
   if (!merchant) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
   const [rows, totals] = await Promise.all([
     listEntriesBefore(ctx.db, merchantId, query.before ? Number(query.before) : null, query.limit + 1),
-    dailyTotals(ctx.db, merchantId, moneyModeOf(merchant) === 'sandbox', from, to),
+    // The chart's figures read where reports read (the replica while it keeps up); the balances and
+    // the entries are the primary's, so the page agrees with what the merchant just did.
+    dailyTotals(ctx.readDb, merchantId, moneyModeOf(merchant) === 'sandbox', from, to),
   ]);
   const kept = rows.slice(0, query.limit);
   const byDay = new Map(totals.map((t) => [t.day, t]));

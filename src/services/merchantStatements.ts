@@ -6,6 +6,7 @@
  * memory as a day.
  */
 import type { Ctx } from '../context.js';
+import { nextTurn, slotsOf } from './slots.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt8 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
@@ -79,38 +80,7 @@ export type StatementOpening = { ok: true; statement: OpenStatement } | { ok: fa
  * Statements being read in this process, in total and per merchant: each holds a database read
  * (on the server a connection of its own) for as long as its client downloads it.
  */
-class StatementSlots {
-  private open = 0;
-  private readonly perMerchant = new Map<string, number>();
-  constructor(
-    private readonly total: number,
-    private readonly merchantMax: number,
-  ) {}
-  take(merchantId: string): boolean {
-    const mine = this.perMerchant.get(merchantId) ?? 0;
-    if (this.open >= this.total || mine >= this.merchantMax) return false;
-    this.open++;
-    this.perMerchant.set(merchantId, mine + 1);
-    return true;
-  }
-  release(merchantId: string): void {
-    this.open--;
-    const mine = (this.perMerchant.get(merchantId) ?? 1) - 1;
-    if (mine > 0) this.perMerchant.set(merchantId, mine);
-    else this.perMerchant.delete(merchantId);
-  }
-}
-
-/** One set of slots per context: the cabinet and the operator API of a process share them. */
-const slotsOf = new WeakMap<Ctx, StatementSlots>();
-function slots(ctx: Ctx): StatementSlots {
-  let s = slotsOf.get(ctx);
-  if (!s) slotsOf.set(ctx, (s = new StatementSlots(ctx.config.statementExports.perProcess, ctx.config.statementExports.perMerchant)));
-  return s;
-}
-
-/** Lets timers, other requests and health probes run between two batches. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const slots = (ctx: Ctx) => slotsOf(ctx, 'statements', ctx.config.statementExports.perProcess, ctx.config.statementExports.perMerchant);
 
 /**
  * Opens the merchant's statement of the days `from` to `to` (both included, UTC; today by
@@ -126,7 +96,8 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
   const to = parseDay(toDay, 'to');
   if (to.getTime() < from.getTime()) throw new AppError('VALIDATION_ERROR', 'to: must not be before from');
   if ((to.getTime() - from.getTime()) / DAY_MS >= STATEMENT_MAX_DAYS) throw new AppError('VALIDATION_ERROR', `to: a statement covers at most ${STATEMENT_MAX_DAYS} days`);
-  if (!(await getMerchant(ctx.db, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
+  // Read where the statement is read (the replica while it keeps up): the merchant is there too.
+  if (!(await getMerchant(ctx.readDb, merchantId))) throw new AppError('MERCHANT_NOT_FOUND', `no merchant ${merchantId}`);
   const slotSet = slots(ctx);
   if (!slotSet.take(merchantId)) {
     ctx.metrics.statements.inc({ outcome: 'busy' });
@@ -134,7 +105,7 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
   }
   let read: store.StatementRead;
   try {
-    read = await store.openStatementRead(ctx.db, merchantId, { firstDay: fromDay, lastDay: toDay, from, to: new Date(to.getTime() + DAY_MS) });
+    read = await store.openStatementRead(ctx.readDb, merchantId, { firstDay: fromDay, lastDay: toDay, from, to: new Date(to.getTime() + DAY_MS) });
   } catch (err) {
     slotSet.release(merchantId);
     throw err;

@@ -1,4 +1,4 @@
-import type { Ctx } from '../context.js';
+import { readingCtx, type Ctx } from '../context.js';
 import { METHODS, CATALOGUE, isIsoCurrency, isMethod, railsOf } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt8 } from '../domain/money.js';
@@ -206,7 +206,7 @@ export function exportOrders(ctx: Ctx, input: OrderSearchInput, sandbox: boolean
   return (async function* () {
     let beforeSeq: number | undefined;
     for (;;) {
-      const rows = await office.searchOrders(ctx.db, { ...filter, beforeSeq, limit: EXPORT_BATCH });
+      const rows = await office.searchOrders(ctx.readDb, { ...filter, beforeSeq, limit: EXPORT_BATCH });
       for (const r of rows) yield operatorOrderView(r, ctx.config.publicBaseUrl);
       if (rows.length < EXPORT_BATCH) return;
       beforeSeq = rows[rows.length - 1]!.seq;
@@ -242,7 +242,7 @@ export function exportMerchants(ctx: Ctx, input: MerchantSearchInput): AsyncIter
   return (async function* () {
     let beforeId: string | undefined;
     for (;;) {
-      const rows = await office.merchantsWithMoney(ctx.db, { ...filter, beforeId, limit: EXPORT_BATCH });
+      const rows = await office.merchantsWithMoney(ctx.readDb, { ...filter, beforeId, limit: EXPORT_BATCH });
       for (const r of rows) yield merchantMoneyView(r);
       if (rows.length < EXPORT_BATCH) return;
       beforeId = rows[rows.length - 1]!.id;
@@ -275,7 +275,7 @@ export function exportAppeals(ctx: Ctx, input: AppealSearchInput, sandbox: boole
   return (async function* () {
     let beforeId: string | undefined;
     for (;;) {
-      const rows = await office.appealsOfMode(ctx.db, { ...filter, beforeId, limit: EXPORT_BATCH });
+      const rows = await office.appealsOfMode(ctx.readDb, { ...filter, beforeId, limit: EXPORT_BATCH });
       for (const r of rows) yield reviewView(r, now);
       if (rows.length < EXPORT_BATCH) return;
       beforeId = rows[rows.length - 1]!.id;
@@ -288,7 +288,7 @@ export function exportAudit(ctx: Ctx, input: { objectId?: string }): AsyncIterab
   return (async function* () {
     let before: string | undefined;
     for (;;) {
-      const page = await listAudit(ctx, { objectId: input.objectId || undefined, before, limit: EXPORT_BATCH });
+      const page = await listAudit(readingCtx(ctx), { objectId: input.objectId || undefined, before, limit: EXPORT_BATCH });
       yield* page.items;
       if (!page.hasMore || !page.next) return;
       before = page.next;
@@ -330,13 +330,14 @@ const DAY_MS = 86_400_000;
  */
 export async function dashboard(ctx: Ctx, sandbox = false) {
   const now = ctx.clock.now();
+  // The figures read where reports read (the read replica while it keeps up); the providers' names where the page's other reads do.
   const [turnover, statuses, conversion, providers, callbacks, providerList] = await Promise.all([
-    office.turnoverSince(ctx.db, windowStart('day', now), windowStart('month', now)),
-    office.ordersByStatus(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
-    office.conversionByMethod(ctx.db, new Date(now - 30 * DAY_MS), sandbox),
-    office.providerDailyOutcomes(ctx.db, new Date(now - 7 * DAY_MS), null, sandbox),
+    office.turnoverSince(ctx.readDb, windowStart('day', now), windowStart('month', now)),
+    office.ordersByStatus(ctx.readDb, new Date(now - 30 * DAY_MS), sandbox),
+    office.conversionByMethod(ctx.readDb, new Date(now - 30 * DAY_MS), sandbox),
+    office.providerDailyOutcomes(ctx.readDb, new Date(now - 7 * DAY_MS), null, sandbox),
     // The hours of the last day (this one included) from the callback rollup, at most a minute old.
-    office.callbackStatesByHour(ctx.db, new Date(now - DAY_MS + 3_600_000), sandbox),
+    office.callbackStatesByHour(ctx.readDb, new Date(now - DAY_MS + 3_600_000), sandbox),
     listProviderViews(ctx),
   ]);
   const names = new Map(providerList.map((p) => [p.id, p.name]));

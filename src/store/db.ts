@@ -75,8 +75,12 @@ function statement(sql: string, params: readonly unknown[] | undefined): string 
   return { name, text: sql, values: params as unknown[] };
 }
 
-export function openPg(url: string, opts: { max?: number } = {}): Db {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+/**
+ * `applicationName` names the pool's connections in pg_stat_activity; `connectTimeoutMs` bounds
+ * how long a statement, or a snapshot, waits for a new connection (none by default: the primary is awaited).
+ */
+export function openPg(url: string, opts: { max?: number; applicationName?: string; connectTimeoutMs?: number } = {}): Db {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName, connectionTimeoutMillis: opts.connectTimeoutMs });
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db: Db = {
@@ -133,7 +137,7 @@ export function openPg(url: string, opts: { max?: number } = {}): Db {
       };
     },
     async openSnapshot(applicationName) {
-      const client = new pg.Client({ connectionString: url, application_name: applicationName });
+      const client = new pg.Client({ connectionString: url, application_name: applicationName, connectionTimeoutMillis: opts.connectTimeoutMs });
       // A dropped connection fails the statement or cursor that needed it; nothing else listens.
       client.on('error', () => {});
       await client.connect();

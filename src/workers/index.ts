@@ -8,8 +8,11 @@ import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
 import { pruneDeclines } from '../store/requisites.js';
+import { watchDevices } from '../services/deviceWatch.js';
 import { orderStatsWorker, ORDER_STATS_PERIOD_MS, RETENTION_BATCH, RETENTION_PERIOD_MS, retentionWorker } from './maintenance.js';
 import { MAIL_BATCH, MAIL_PERIOD_MS, MailSender } from '../mail/sender.js';
+import { ALERT_EVALUATION_PERIOD_MS, alertEvaluator } from '../alerts/alerts.js';
+import { ALERT_WEBHOOK_PERIOD_MS, AlertWebhookSender } from '../alerts/webhooks.js';
 
 /** Provider message ids are remembered this long for idempotency. */
 export const PROVIDER_MESSAGE_RETENTION_MS = 30 * 86_400_000;
@@ -64,6 +67,9 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   delivery.start();
   const mail = new MailSender(ctx);
   const mailLoop = startLoop(ctx, mail, MAIL_PERIOD_MS, { batchSize: MAIL_BATCH });
+  const alertWebhooks = new AlertWebhookSender(ctx);
+  // A pass that started sends runs again at once to fill the free slots; it never waits for a send.
+  const alertWebhookLoop = startLoop(ctx, alertWebhooks, ALERT_WEBHOOK_PERIOD_MS, { batchSize: 1 });
   return [
     startLoop(ctx, expiryWorker(ctx), EXPIRY_PERIOD_MS, { batchSize: EXPIRY_BATCH }),
     // Off the 200 ms expiry path: nothing here can be due sooner than 170 s after its create.
@@ -71,10 +77,23 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
     startLoop(ctx, nonceJanitor(ctx), 60_000),
     startLoop(ctx, providerMessageJanitor(ctx), 3_600_000),
     startLoop(ctx, poolDeclineJanitor(ctx), 3_600_000),
+    // Marks devices silent for the record and the pages; issuing reads the sightings itself, so a minute is soon enough.
+    startLoop(ctx, { name: 'device-silence-watch', runOnce: () => watchDevices(ctx) }, 60_000),
     startLoop(ctx, { name: 'appeals-sla', runOnce: async () => (await refreshAppealsOverdue(ctx), 0) }, 60_000),
     startLoop(ctx, rateRefresher(ctx), RATE_REFRESH_PERIOD_MS),
     startLoop(ctx, retentionWorker(ctx), RETENTION_PERIOD_MS, { batchSize: RETENTION_BATCH }),
     startLoop(ctx, orderStatsWorker(ctx), ORDER_STATS_PERIOD_MS),
+    // Alerts are evaluated here, off every request path: raising one never slows what raised it.
+    startLoop(ctx, alertEvaluator(ctx), ALERT_EVALUATION_PERIOD_MS),
+    {
+      async stop(graceMs = 0) {
+        await alertWebhookLoop.stop();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([alertWebhooks.idle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+        clearTimeout(timer);
+        await alertWebhooks.close();
+      },
+    },
     { stop: (graceMs?: number) => delivery.stop(graceMs) },
     // Mails out (or kept, without SMTP_URL): sends in flight may finish within the grace period, then they are cut off and retried later.
     {

@@ -45,6 +45,7 @@ export async function createHarness(
   const ctx: Ctx = {
     config,
     db: testDb.db,
+    readDb: testDb.db,
     clock,
     box: new SecretBox(randomBytes(32)),
     nonces: opts.nonces ?? dbNonceStore(testDb.db, clock),

@@ -11,6 +11,7 @@ import { LANGUAGES } from '../../src/web/i18n/index.js';
 
 const LINK = 'https://pay.example.test/cabinet/password-reset/rst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const CABINET = 'https://pay.example.test/cabinet/withdrawals/wdr_0123456789abcdefghjkmnpqrs';
+const ALERTS = 'https://pay.example.test/office/alerts';
 
 const SAMPLES: Record<MailKind, MailContent> = {
   invitation: { kind: 'invitation', data: { merchantName: 'Teapot & Co <Ltd>', role: 'developer', link: LINK, expiresAt: '2026-01-22T12:00:00Z' } },
@@ -20,6 +21,10 @@ const SAMPLES: Record<MailKind, MailContent> = {
   'withdrawal-requested': { kind: 'withdrawal-requested', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', cabinetUrl: CABINET } },
   'withdrawal-paid': { kind: 'withdrawal-paid', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', reference: 'TX-777', cabinetUrl: CABINET } },
   'withdrawal-rejected': { kind: 'withdrawal-rejected', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', reason: 'Destination closed', cabinetUrl: CABINET } },
+  alert: {
+    kind: 'alert',
+    data: { event: 'raised', alertKind: 'requisite-limit', subject: 'rqs_1', summary: 'Teapot & Co <Ltd>: 9500.00 RUB of 10000.00 RUB received today', at: '2026-01-15T12:30:00Z', link: ALERTS },
+  },
 };
 
 describe('mail templates', () => {
@@ -37,7 +42,7 @@ describe('mail templates', () => {
         expect(m.subject.length, what).toBeGreaterThan(5);
         expect(m.subject, what).not.toMatch(/[\r\n]|\$\{|undefined|null/);
         // the one link, as a button and as text, in both bodies
-        const link = kind === 'invitation' || kind === 'password-reset' ? LINK : CABINET;
+        const link = kind === 'invitation' || kind === 'password-reset' ? LINK : kind === 'alert' ? ALERTS : CABINET;
         expect(m.text, what).toContain(link);
         expect(m.html, what).toContain(`href="${link}"`);
         expect(m.html, what).toContain(`<html lang="${lang}">`);
@@ -68,6 +73,15 @@ describe('mail templates', () => {
     expect(renderMail({ ...SAMPLES['withdrawal-paid'], lang: 'ko' }).subject).toContain('출금');
     // (a no-break space between the code and the figures, as the reader's conventions have it)
     expect(renderMail({ ...SAMPLES['withdrawal-paid'], lang: 'en' }).subject).toMatch(/^Withdrawal of USD\s1,234,567\.89 paid$/u);
+  });
+
+  it('tells an alert raised and resolved apart, its kind in the reader\'s words', () => {
+    const resolved = { kind: 'alert', data: { ...SAMPLES.alert.data, event: 'resolved' } } as const;
+    expect(renderMail({ ...SAMPLES.alert, lang: 'en' }).subject).toBe('Alert: requisite near its daily limit (rqs_1)');
+    expect(renderMail({ ...resolved, lang: 'en' }).subject).toBe('Resolved: requisite near its daily limit (rqs_1)');
+    expect(renderMail({ ...resolved, lang: 'en' }).text).toContain('Resolved at January 15, 2026');
+    expect(renderMail({ ...SAMPLES.alert, lang: 'ru' }).subject).toBe('Тревога: реквизит у дневного лимита (rqs_1)');
+    expect(() => renderMail({ lang: 'en', kind: 'alert', data: { ...SAMPLES.alert.data, event: 'snoozed' } })).toThrow(/event/);
   });
 
   it('falls back to English for a language it does not know', () => {

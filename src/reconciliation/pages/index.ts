@@ -14,16 +14,21 @@ import { statementFindings } from './home.js';
 import { poolPages } from './pools.js';
 import { RECONCILIATION_PATH } from './poolsView.js';
 import { profilePages } from './profiles.js';
+import { unreadCount } from '../messages.js';
+import { messagePages } from './messages.js';
+import { MESSAGES_PATH, TEMPLATES_PATH } from './messagesView.js';
 import { reportPages } from './report.js';
 import { statementPages } from './statements.js';
 import { STATEMENTS_PATH } from './statementsView.js';
 
 export const reconciliationOffice: OfficeExtensions = {
-  pages: [creditPages, poolPages, profilePages, statementPages, reportPages],
+  pages: [creditPages, poolPages, profilePages, statementPages, reportPages, messagePages],
   nav: [
     { label: 'Unmatched credits', path: CREDITS_PATH, group: 'queues', count: unmatchedCreditCount },
+    { label: 'Unread messages', path: MESSAGES_PATH, group: 'queues', count: unreadCount },
     { label: 'Reconciliation', path: RECONCILIATION_PATH, group: 'objects' },
     { label: 'Bank statements', path: STATEMENTS_PATH, group: 'objects' },
+    { label: 'Message templates', path: TEMPLATES_PATH, group: 'objects' },
   ],
   home: [statementFindings],
 };

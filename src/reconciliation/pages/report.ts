@@ -3,10 +3,12 @@
  * `GET /admin/v1/reconciliation` for that UTC day, on a page and as a CSV with the same figures,
  * and the statements uploaded that day with their balance check and continuity.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readSmallExport } from '../../services/exports.js';
 import { html, type Html } from '../../web/html.js';
 import { param, query, str, type Kit } from '../../web/office/kit.js';
-import { officePage, type Shell } from '../../web/office/ui.js';
+import { off } from '../../web/office/session.js';
+import { messagePage, officePage, type Shell } from '../../web/office/ui.js';
 import { poolProvider, type PoolProvider } from '../queue.js';
 import { reconciliationReport } from '../reports.js';
 import type { RequisiteView } from '../requisites.js';
@@ -147,17 +149,30 @@ ${r.statements.length === 0
 export function reportPages(app: FastifyInstance, { ctx, page }: Kit): void {
   const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
 
+  // The day's figures are one aggregate per requisite (a few rows, whatever the day's volume), read
+  // holding one of the operator's export slots: many at once wait their turn with a 429 page.
+  const report = (req: FastifyRequest, id: string) => readSmallExport(ctx, 'reconciliation-report', off(req).operator.id, () => reconciliationReport(ctx, id, str(query(req).date, 10) || undefined));
+  const busy = (req: FastifyRequest, reply: FastifyReply, retryAfterMs: number) => {
+    const seconds = Math.ceil(retryAfterMs / 1000);
+    reply.header('Retry-After', String(seconds));
+    return page(req, reply, (s) => messagePage(s, 'Reports are being prepared', `Your other exports and reports are being prepared right now, or the server is writing as many as it takes at once. Try again in ${seconds} seconds.`), 429);
+  };
+
   app.get('/office/pools/:id/report', async (req, reply) => {
     const id = param(req, 'id');
     const { provider, requisites } = await poolProvider(ctx, id);
-    const r = await reconciliationReport(ctx, id, str(query(req).date, 10) || undefined);
+    const read = await report(req, id);
+    if (!read.ok) return busy(req, reply, read.retryAfterMs);
+    const r = read.value;
     return page(req, reply, (s) => reportPage(s, provider, requisites, r, today()));
   });
 
   app.get('/office/pools/:id/report.csv', async (req, reply) => {
     const id = param(req, 'id');
     const { requisites } = await poolProvider(ctx, id);
-    const r = await reconciliationReport(ctx, id, str(query(req).date, 10) || undefined);
+    const read = await report(req, id);
+    if (!read.ok) return busy(req, reply, read.retryAfterMs);
+    const r = read.value;
     return reply
       .header('Content-Type', 'text/csv; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="reconciliation-${id}-${r.date}.csv"`)

@@ -105,4 +105,31 @@
     kinds.forEach(function (k) { k.addEventListener('change', showKind); });
     showKind();
   }
+
+  // A message template's preview follows the typing: the form is posted as its Preview button
+  // posts it (the page works the same without this), and the answer's preview replaces the shown one.
+  var template = document.getElementById('template-form');
+  var slot = document.getElementById('preview-slot');
+  if (template && slot && window.fetch && window.DOMParser) {
+    var timer = null;
+    var refresh = function () {
+      var data = new URLSearchParams(new FormData(template));
+      if (!data.get('sampleText')) return;
+      data.set('intent', 'preview');
+      fetch(template.action, { method: 'POST', body: data, credentials: 'same-origin' })
+        .then(function (r) { return r.text(); })
+        .then(function (text) {
+          var doc = new DOMParser().parseFromString(text, 'text/html');
+          var fresh = doc.getElementById('preview-slot');
+          var problem = doc.getElementById('form-error');
+          if (fresh && fresh.innerHTML.trim()) slot.innerHTML = fresh.innerHTML;
+          else if (problem) slot.textContent = problem.textContent;
+        })
+        .catch(function () { /* the Preview button still works */ });
+    };
+    template.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 400);
+    });
+  }
 })();

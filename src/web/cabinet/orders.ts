@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Ctx } from '../../context.js';
+import { readingCtx, type Ctx } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { orderCallbackLog, resendOrder } from '../../services/events.js';
+import { readSmallExport } from '../../services/exports.js';
 import { listDeskViews } from '../../services/operator.js';
 import { simulatePayment } from '../../services/orderActions.js';
 import { orderPageExtras } from '../../services/orderTimeline.js';
@@ -14,6 +15,7 @@ import { seeOther } from '../session.js';
 import { ButtonForm, withForm } from '../forms.js';
 import { orderAppealsSection, timelineSection } from './appealsView.js';
 import { cab, NOT_FOUND_CODES, param, query, sentence, str } from './common.js';
+import { messagePage } from './layout.js';
 import { ordersCsv, type OrderCsvRow } from './csv.js';
 import { ORDER_STATUSES, orderPage, ordersPage, type DeskName, type OrderDetail, type OrderFilters } from './ordersView.js';
 
@@ -41,7 +43,14 @@ export function orderRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get('/cabinet/orders.csv', async (req, reply) => {
     const c = cab(req);
-    const page = await listOrderRows(ctx, { merchantId: c.merchant.id }, { ...listQuery(filtersOf(req)), limit: CSV_MAX_ROWS });
+    // 200 rows at most (web spec): read whole, holding one of the merchant's export slots.
+    const read = await readSmallExport(ctx, 'cabinet-orders', c.merchant.id, () => listOrderRows(readingCtx(ctx), { merchantId: c.merchant.id }, { ...listQuery(filtersOf(req)), limit: CSV_MAX_ROWS }));
+    if (!read.ok) {
+      const seconds = Math.ceil(read.retryAfterMs / 1000);
+      reply.header('Retry-After', String(seconds));
+      return sendPage(reply, 429, messagePage(c, 'Exports are being prepared', `Other exports of this account are being downloaded right now. Try again in ${seconds} seconds.`));
+    }
+    const page = read.value;
     return reply
       .code(200)
       .header('Content-Type', 'text/csv; charset=utf-8')

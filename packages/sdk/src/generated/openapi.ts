@@ -1239,6 +1239,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers/{id}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pool's devices, oldest first, with when each was last heard from */
+        get: operations["listDevices"];
+        put?: never;
+        /** Add a phone that forwards a pool's bank messages for some of its requisites */
+        post: operations["createDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a device or change the requisites it forwards for */
+        patch: operations["patchDevice"];
+        trace?: never;
+    };
+    "/admin/v1/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Templates in the order messages are read with them: operators' (a pool's own first), then the built-in ones */
+        get: operations["listMessageTemplates"];
+        put?: never;
+        /** Add a template that reads bank messages into credits */
+        post: operations["createMessageTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/message-templates/try": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What each enabled template reads of a text, and what the message would become */
+        post: operations["tryMessageTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template */
+        get: operations["getMessageTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a template, or turn it off (`enabled`) */
+        patch: operations["patchMessageTemplate"];
+        trace?: never;
+    };
+    "/admin/v1/messages/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages no template read, oldest first: each waits for a template or a credit by hand */
+        get: operations["listUnreadMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reconciliation": {
         parameters: {
             query?: never;
@@ -1334,6 +1439,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/providers/v1/{providerId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bank SMS and push notifications forwarded by the phones on a pool's requisites, read into credits
+         * @description Signed exactly as the credit feed (`X-Gate-Key`, `X-Gate-Ts`, `X-Gate-Event-Id`, `X-Gate-Sign` over `{ts}.{eventId}.{raw body}` with the pool's secret), the headers checked before the body is read. 1 to 500 messages, at most 1 MiB. Every message is kept: read by the first template that matches it into a credit (matched to the order it pays, source `device`, the message's `id` as its item id), skipped (debits, balance notices, one-time codes) or unread (no template reads it, or its `deviceId` is no device of the pool: `unknown device`), one answer per message in order. The same `id` and text again answers `duplicate: true` with what it became; the same `id` with another text is read again, and a credit of other terms under it carries `TRANSACTION_ID_REUSED`. Each message counts as a heartbeat of its device.
+         */
+        post: operations["providerMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/v1/{providerId}/devices/{deviceId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device says it is alive: its requisites keep taking orders
+         * @description Signed as the credit feed, over an empty body. A device not heard from (heartbeat or message) for `DEVICE_SILENCE_MINUTES` pauses its requisites for new orders until it is heard from again.
+         */
+        post: operations["deviceHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alerts, newest raised first: open, resolved, or both */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/alert-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The channels alerts are sent to, oldest first */
+        get: operations["listAlertChannels"];
+        put?: never;
+        /**
+         * Send alerts to an email address or a webhook
+         * @description A webhook channel's signing secret is in this answer only. Each raised and resolved alert is posted as JSON, signed like callbacks.
+         */
+        post: operations["createAlertChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/alert-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An alert channel */
+        get: operations["getAlertChannel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change, disable or enable an alert channel, or give a webhook a new secret */
+        patch: operations["patchAlertChannel"];
+        trace?: never;
+    };
 }
 export interface webhooks {
     orderEvent: {
@@ -1364,6 +1565,91 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Alert: {
+            /** @description `alr_` id */
+            id: string;
+            kind: components["schemas"]["AlertKind"];
+            /** @description what the alert is about, stable for its condition: a provider id (`unmatched-credits`), `{providerId}/{accountKey}` (`statement`), `{providerId}/{method}/{rail}` (`circuit-open`), a requisite id (`requisite-limit`) */
+            subjectId: string;
+            /** @enum {string} */
+            state: "open" | "resolved";
+            /** @description a sentence for people, written when raised */
+            summary: string;
+            /** @description the figures behind the summary, by kind */
+            detail: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            raisedAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            resolvedAt: string | null;
+        };
+        AlertChannel: {
+            /** @description `ach_` id */
+            id: string;
+            /** @enum {string} */
+            kind: "email" | "webhook";
+            name: string;
+            /** @description the address (email) or the URL (webhook) */
+            target: string;
+            /** @description the mails' language; null for a webhook */
+            lang: string | null;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        AlertChannelWithSecret: {
+            /** @description `ach_` id */
+            id: string;
+            /** @enum {string} */
+            kind: "email" | "webhook";
+            name: string;
+            /** @description the address (email) or the URL (webhook) */
+            target: string;
+            /** @description the mails' language; null for a webhook */
+            lang: string | null;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+            /** @description a webhook's signing secret (`whs_`), in this answer only: keep it now; null for email and when not rotated */
+            secret: string | null;
+        };
+        /** @enum {string} */
+        AlertKind: "unmatched-credits" | "statement" | "circuit-open" | "requisite-limit" | "device-silent" | "unread-messages";
+        AlertPage: {
+            items: components["schemas"]["Alert"][];
+            hasMore: boolean;
+            /** @description cursor of the next page */
+            next: string | null;
+        };
         Appeal: {
             /** @description `apl_` + 26 characters */
             id: string;
@@ -1828,6 +2114,20 @@ export interface components {
             /** @enum {string} */
             currency: "USD";
         };
+        CreateAlertChannelRequest: {
+            /** @enum {string} */
+            kind: "email" | "webhook";
+            name: string;
+            /** @description an email address, or an `https`/`http` URL under the callback URL rules (no private addresses) */
+            target: string;
+            /**
+             * @description the language of an email channel's mails; default `en`
+             * @enum {string}
+             */
+            lang?: "en" | "ru" | "hi" | "tr" | "ko" | "kk" | "uz" | "az";
+            /** @description default true */
+            enabled?: boolean;
+        };
         CreateCreditRequest: {
             /** @description `prv_` id of a pool provider */
             providerId: string;
@@ -1878,10 +2178,27 @@ export interface components {
             /** @description a test desk: its orders always go to the sandbox provider, are paid by simulation and move sandbox money only, whatever the merchant's status; fixed for the desk's whole life; default false */
             sandbox?: boolean;
         };
+        CreateDeviceRequest: {
+            name: string;
+            /** @description `rqs_` ids of the provider whose messages the device forwards */
+            requisiteIds: string[];
+        };
         CreateMerchantRequest: {
             name: string;
             /** @description the sandbox provider serves the account until approval; default true */
             sandbox?: boolean;
+        };
+        CreateMessageTemplateRequest: {
+            name: string;
+            /** @description `prv_` id of a pool; null: every pool */
+            providerId?: string | null;
+            /** @description pattern the sender must match; null: any sender */
+            sender?: string | null;
+            /** @description JavaScript regular-expression syntax with named groups among `amount`, `currency`, `account`, `payer`, `reference`, `bankReference`, `balance` (`(?<amount>…)`), run in linear time (re2: no lookarounds or back-references); case is ignored */
+            pattern: string;
+            kind: components["schemas"]["MessageTemplateKind"];
+            currency?: string | null;
+            enabled?: boolean;
         };
         CreateOperatorRequest: {
             /**
@@ -2336,11 +2653,86 @@ export interface components {
             /** @description shown in this response only */
             secret: string;
         };
+        Device: {
+            /** @description `dev_` id: the `deviceId` its messages and heartbeats name */
+            id: string;
+            providerId: string;
+            name: string;
+            requisiteIds: string[];
+            /** @description the last heartbeat or message; null: never heard from (silent once the silence has passed since its creation) */
+            lastSeenAt: string | null;
+            state: components["schemas"]["DeviceState"];
+            /** @description messages received this UTC day */
+            messagesToday: number;
+            /** @description its messages waiting for a person */
+            unread: number;
+            createdAt: string;
+        };
+        DeviceMessage: {
+            /** @description `msg_` id */
+            id: string;
+            providerId: string;
+            messageId: string;
+            deviceId: string;
+            deviceKnown: boolean;
+            sender: string;
+            text: string;
+            receivedAt: string;
+            outcome: string;
+            reason: string | null;
+            templateId: string | null;
+            creditId: string | null;
+            createdAt: string;
+        };
+        DeviceMessageOutcome: {
+            /** @description the device's id of the message */
+            id: string;
+            /** @description `msg_` id: the message as kept */
+            messageId: string;
+            /** @enum {string} */
+            outcome: "credit" | "skipped" | "unread";
+            /** @description why skipped or unread (`unknown device`, `no template reads it`, …) */
+            reason: string | null;
+            /** @description the credit it is */
+            creditId: string | null;
+            /** @enum {string|null} */
+            status: "matched" | "unmatched" | "ignored" | null;
+            /** @description the order the credit paid */
+            orderId: string | null;
+            /** @description the message, or its money, was recorded before; nothing changed now */
+            duplicate: boolean;
+            /** @description the credit a duplicate repeats */
+            duplicateOf: string | null;
+            /** @description `TRANSACTION_ID_REUSED`, `DEVICE_CLOCK_AHEAD` */
+            warnings: string[];
+        };
+        DeviceMessagesRequest: {
+            messages: {
+                /** @description the device's id of the message: sent again with the same text it is answered `duplicate: true` */
+                id: string;
+                /** @description `dev_` id of the device that received it */
+                deviceId: string;
+                /** @description the SMS sender or the app that posted the notification */
+                sender: string;
+                /** @description up to 2,000 characters, any script */
+                text: string;
+                /** @description ISO 8601 with a zone; more than 5 minutes ahead of the gateway, the gateway's time of arrival is taken (warning `DEVICE_CLOCK_AHEAD`) */
+                receivedAt: string;
+            }[];
+        };
+        DeviceMessagesResult: {
+            messages: components["schemas"]["DeviceMessageOutcome"][];
+        };
+        /**
+         * @description `silent`: not heard from for `DEVICE_SILENCE_MINUTES`; its requisites take no new order
+         * @enum {string}
+         */
+        DeviceState: "active" | "silent";
         /**
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "TARIFF_REQUIRED" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_SUBMITTED" | "APPLICATION_ALREADY_SUBMITTED" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_ALREADY_DECIDED" | "DESTINATION_NOT_FOUND" | "TWO_FACTOR_CODE_INVALID";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "TARIFF_REQUIRED" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_SUBMITTED" | "APPLICATION_ALREADY_SUBMITTED" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "DEVICE_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "TEMPLATE_BUILT_IN" | "ALERT_CHANNEL_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_ALREADY_DECIDED" | "DESTINATION_NOT_FOUND" | "TWO_FACTOR_CODE_INVALID";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -2565,6 +2957,49 @@ export interface components {
             hasMore: boolean;
             /** @description cursor of the next page */
             next: string | null;
+        };
+        MessageTemplate: {
+            /** @description `tpl_` id (`tpl_builtin_…` for the built-in ones) */
+            id: string;
+            name: string;
+            /** @description null: every pool */
+            providerId: string | null;
+            /** @description pattern the sender must match; null: any sender */
+            sender: string | null;
+            /** @description JavaScript regular-expression syntax with named groups among `amount`, `currency`, `account`, `payer`, `reference`, `bankReference`, `balance` (`(?<amount>…)`), run in linear time (re2: no lookarounds or back-references); case is ignored */
+            pattern: string;
+            kind: components["schemas"]["MessageTemplateKind"];
+            /** @description fixed; null: read from the text (`₽`, `Rs.`, `₸`, `TL`, `원`, ISO codes) or the requisite's */
+            currency: string | null;
+            enabled: boolean;
+            /** @description built in: read after the operators' templates, not editable */
+            builtIn: boolean;
+            /** @description null for a built-in template */
+            createdAt: string | null;
+            /** @description null for a built-in template */
+            updatedAt: string | null;
+        };
+        /**
+         * @description `credit` makes a credit; `debit` and `other` (balance notices, one-time codes) are skipped
+         * @enum {string}
+         */
+        MessageTemplateKind: "credit" | "debit" | "other";
+        MessageTemplateReading: {
+            templateId: string;
+            name: string;
+            kind: components["schemas"]["MessageTemplateKind"];
+            builtIn: boolean;
+            /** @description exact, 2 places */
+            amount: string | null;
+            currency: string | null;
+            /** @description as the lookup takes it: a masked one as `*` and its last digits */
+            account: string | null;
+            payer: string | null;
+            reference: string | null;
+            bankReference: string | null;
+            balance: string | null;
+            /** @description what keeps this reading from being a credit */
+            problem: string | null;
         };
         MethodRail: {
             /** @description null for methods without rails */
@@ -2822,6 +3257,19 @@ export interface components {
          * @enum {string}
          */
         OrderSubStatus: "WaitingForPayment" | "WaitingAdminConfirmation" | "SuccessfullyPaid" | "Cancelled" | "Expired";
+        PatchAlertChannelRequest: {
+            name?: string;
+            target?: string;
+            /**
+             * @description the language of an email channel's mails; default `en`
+             * @enum {string}
+             */
+            lang?: "en" | "ru" | "hi" | "tr" | "ko" | "kk" | "uz" | "az";
+            /** @description false: the channel is told nothing new; deliveries already queued still go */
+            enabled?: boolean;
+            /** @description true: a new signing secret replaces the old one at once and is answered once (webhooks only) */
+            rotateSecret?: boolean;
+        };
         PatchDeskRequest: {
             enabled?: boolean;
             /** @description shown before the id in lists; default "Desk N" */
@@ -2846,9 +3294,26 @@ export interface components {
             /** @description refused: a cash desk is a test desk or a live desk for life; create another desk */
             sandbox?: unknown;
         };
+        PatchDeviceRequest: {
+            name?: string;
+            /** @description `rqs_` ids of the provider whose messages the device forwards */
+            requisiteIds?: string[];
+        };
         PatchMerchantRequest: {
             sandbox?: boolean;
             name?: string;
+        };
+        PatchMessageTemplateRequest: {
+            name?: string;
+            /** @description `prv_` id of a pool; null: every pool */
+            providerId?: string | null;
+            /** @description pattern the sender must match; null: any sender */
+            sender?: string | null;
+            /** @description JavaScript regular-expression syntax with named groups among `amount`, `currency`, `account`, `payer`, `reference`, `bankReference`, `balance` (`(?<amount>…)`), run in linear time (re2: no lookarounds or back-references); case is ignored */
+            pattern?: string;
+            kind?: components["schemas"]["MessageTemplateKind"];
+            currency?: string | null;
+            enabled?: boolean;
         };
         PatchOperatorRequest: {
             /**
@@ -3641,6 +4106,33 @@ export interface components {
          * @example 6f1c0e2a9b7d4c3e8a5b1f20
          */
         TraceId: string;
+        TryMessageTemplatesRequest: {
+            sender?: string | null;
+            /** @description up to 2,000 characters */
+            text: string;
+            providerId?: string | null;
+            /** @description an unsaved template, tried before the others */
+            template?: {
+                name: string;
+                /** @description `prv_` id of a pool; null: every pool */
+                providerId?: string | null;
+                /** @description pattern the sender must match; null: any sender */
+                sender?: string | null;
+                /** @description JavaScript regular-expression syntax with named groups among `amount`, `currency`, `account`, `payer`, `reference`, `bankReference`, `balance` (`(?<amount>…)`), run in linear time (re2: no lookarounds or back-references); case is ignored */
+                pattern: string;
+                kind: components["schemas"]["MessageTemplateKind"];
+                currency?: string | null;
+                enabled?: boolean;
+            };
+        };
+        TryMessageTemplatesResult: {
+            /**
+             * @description what the message would become: the first reading decides
+             * @enum {string}
+             */
+            becomes: "credit" | "skipped" | "unread";
+            readings: components["schemas"]["MessageTemplateReading"][];
+        };
         TurnoverLimit: {
             /** @description `lim_` id */
             id: string;
@@ -3721,6 +4213,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "ADMIN_AUTH_FAILED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `ALERT_CHANNEL_NOT_FOUND` */
+        AlertChannelNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "ALERT_CHANNEL_NOT_FOUND";
                     };
                 };
             };
@@ -3811,6 +4318,21 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "DESK_NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `DEVICE_NOT_FOUND` */
+        DeviceNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "DEVICE_NOT_FOUND";
                     };
                 };
             };
@@ -4111,6 +4633,36 @@ export interface components {
                     fault: {
                         /** @enum {unknown} */
                         code: "TARIFF_REQUIRED";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `TEMPLATE_BUILT_IN` */
+        TemplateBuiltIn: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "TEMPLATE_BUILT_IN";
+                    };
+                };
+            };
+        };
+        /** @description error envelope; `fault.code` is `TEMPLATE_NOT_FOUND` */
+        TemplateNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "TEMPLATE_NOT_FOUND";
                     };
                 };
             };
@@ -7543,6 +8095,382 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A pool's devices, oldest first, with when each was last heard from */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Device"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Add a phone that forwards a pool's bank messages for some of its requisites */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Device"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `PROVIDER_NOT_FOUND`, `REQUISITE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PROVIDER_NOT_FOUND" | "REQUISITE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `dev_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchDeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description Rename a device or change the requisites it forwards for */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Device"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `DEVICE_NOT_FOUND`, `REQUISITE_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "DEVICE_NOT_FOUND" | "REQUISITE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMessageTemplates: {
+        parameters: {
+            query?: {
+                /** @description a pool's templates and the shared ones */
+                providerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Templates in the order messages are read with them: operators' (a pool's own first), then the built-in ones */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MessageTemplate"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMessageTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description Add a template that reads bank messages into credits */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MessageTemplate"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    tryMessageTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TryMessageTemplatesRequest"];
+            };
+        };
+        responses: {
+            /** @description What each enabled template reads of a text, and what the message would become */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["TryMessageTemplatesResult"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["ProviderNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMessageTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tpl_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A template */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MessageTemplate"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["TemplateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchMessageTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tpl_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchMessageTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a template, or turn it off (`enabled`) */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["MessageTemplate"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `TEMPLATE_NOT_FOUND`, `PROVIDER_NOT_FOUND` */
+            404: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "TEMPLATE_NOT_FOUND" | "PROVIDER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            409: components["responses"]["TemplateBuiltIn"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUnreadMessages: {
+        parameters: {
+            query?: {
+                /** @description at most this many; 100 by default */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Messages no template read, oldest first: each waits for a template or a credit by hand */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["DeviceMessage"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getReconciliation: {
         parameters: {
             query: {
@@ -7576,6 +8504,7 @@ export interface operations {
             401: components["responses"]["AdminAuthFailed"];
             404: components["responses"]["ProviderNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7802,6 +8731,320 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    providerMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id of a pool provider */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceMessagesRequest"];
+            };
+        };
+        responses: {
+            /** @description what became of every message, in order */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["DeviceMessagesResult"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AuthFailed"];
+            /** @description `REQUEST_TIMEOUT`: the body did not arrive whole within 30 s */
+            408: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the body is over 1 MiB */
+            413: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deviceHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id of a pool provider */
+                providerId: string;
+                /** @description `dev_` id */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the device as it is now */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["Device"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AuthFailed"];
+            404: components["responses"]["DeviceNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description open or resolved; both when left out */
+                state?: "open" | "resolved";
+                kind?: components["schemas"]["AlertKind"];
+                /** @description the `next` of the previous page */
+                before?: string;
+                /** @description 1–500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alerts, newest raised first: open, resolved, or both */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["AlertPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAlertChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels alerts are sent to, oldest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["AlertChannel"][];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAlertChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description Send alerts to an email address or a webhook */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["AlertChannelWithSecret"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["AdminAuthFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAlertChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `ach_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An alert channel */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["AlertChannel"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["AlertChannelNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchAlertChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `ach_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchAlertChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description Change, disable or enable an alert channel, or give a webhook a new secret */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["AlertChannelWithSecret"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["AlertChannelNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orderEventCallback: {

@@ -45,7 +45,7 @@ export function appealRoutes(app: FastifyInstance, { ctx, page, act }: Kit): voi
   });
   app.get('/office/appeals.csv', async (req, reply) => {
     const mode = modeOf(req);
-    return sendCsv(reply, `appeals-${mode}.csv`, APPEAL_COLUMNS, office.exportAppeals(ctx, appealFilters(req), mode === 'sandbox'));
+    return sendCsv(ctx, reply, `appeals-${mode}.csv`, APPEAL_COLUMNS, office.exportAppeals(ctx, appealFilters(req), mode === 'sandbox'));
   });
   app.get('/office/appeals/:id', async (req, reply) => {
     const a = await office.appealForReview(ctx, param(req, 'id'));

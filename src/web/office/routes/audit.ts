@@ -23,5 +23,5 @@ export function auditRoutes(app: FastifyInstance, { ctx, page }: Kit): void {
     const list = await listAudit(ctx, { objectId: objectId || undefined, before: str(query(req).before, 20) || undefined, limit: 50 });
     return page(req, reply, (s) => auditPage(s, list, objectId));
   });
-  app.get('/office/audit.csv', async (req, reply) => sendCsv(reply, 'audit.csv', AUDIT_COLUMNS, office.exportAudit(ctx, { objectId: str(query(req).objectId, 64) })));
+  app.get('/office/audit.csv', async (req, reply) => sendCsv(ctx, reply, 'audit.csv', AUDIT_COLUMNS, office.exportAudit(ctx, { objectId: str(query(req).objectId, 64) })));
 }

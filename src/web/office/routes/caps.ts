@@ -30,7 +30,7 @@ export function capRoutes(app: FastifyInstance, { ctx, page, act, adminPost }: K
     const caps = await office.capsWithUsage(ctx);
     return page(req, reply, (s) => capsPage(s, caps, doneOf(req), null));
   });
-  app.get('/office/caps.csv', async (_req, reply) => sendCsv(reply, 'caps.csv', CAP_COLUMNS, listed(await office.capsWithUsage(ctx))));
+  app.get('/office/caps.csv', async (_req, reply) => sendCsv(ctx, reply, 'caps.csv', CAP_COLUMNS, listed(() => office.capsWithUsage(ctx))));
   adminPost('/office/caps', forms.CapForm, async (req, reply) => {
     const f = formOf(req, forms.CapForm);
     const scope = str(f.scope, 20) as Scope;

@@ -15,7 +15,7 @@ import { rejectApplication } from '../../../services/applications.js';
 
 const merchantFilters = (req: FastifyRequest) => ({ status: str(query(req).status, 20), q: str(query(req).q, 200) });
 
-const MERCHANT_COLUMNS = (sandbox: boolean): CsvColumn<office.MerchantListItem>[] => [
+export const MERCHANT_COLUMNS = (sandbox: boolean): CsvColumn<office.MerchantListItem>[] => [
   { name: 'id', value: (m) => m.id },
   { name: 'name', value: (m) => m.name },
   { name: 'status', value: (m) => m.status },
@@ -41,7 +41,7 @@ export function merchantRoutes(app: FastifyInstance, { ctx, page, act, adminPost
   });
   app.get('/office/merchants.csv', async (req, reply) => {
     const mode = modeOf(req);
-    return sendCsv(reply, `merchants-${mode}.csv`, MERCHANT_COLUMNS(mode === 'sandbox'), office.exportMerchants(ctx, merchantFilters(req)));
+    return sendCsv(ctx, reply, `merchants-${mode}.csv`, MERCHANT_COLUMNS(mode === 'sandbox'), office.exportMerchants(ctx, merchantFilters(req)));
   });
 
   const showMerchant = async (req: FastifyRequest, reply: FastifyReply, o: { deskForm?: NewDeskForm; deskError?: string | null; userError?: string | null; userEmail?: string; error?: string | null; status?: number } = {}) => {

@@ -25,7 +25,7 @@ export function operatorRoutes(app: FastifyInstance, { ctx, page, act, adminPost
     return page(req, reply, (s) => operatorsPage(s, list, { done: doneOf(req), ...o }), o.status);
   };
   app.get('/office/operators', async (req, reply) => showList(req, reply));
-  app.get('/office/operators.csv', async (_req, reply) => sendCsv(reply, 'operators.csv', OPERATOR_COLUMNS, listed(await allOperatorAccounts(ctx))));
+  app.get('/office/operators.csv', async (_req, reply) => sendCsv(ctx, reply, 'operators.csv', OPERATOR_COLUMNS, listed(() => allOperatorAccounts(ctx))));
 
   // As POST /admin/v1/operators.
   adminPost(

@@ -76,7 +76,7 @@ export function orderRoutes(app: FastifyInstance, { ctx, page, act, objectAction
   app.get('/office/orders.csv', async (req, reply) => {
     const mode = modeOf(req);
     const rows = office.exportOrders(ctx, orderFilters(req), mode === 'sandbox');
-    return sendCsv(reply, `orders-${mode}.csv`, ORDER_COLUMNS, rows);
+    return sendCsv(ctx, reply, `orders-${mode}.csv`, ORDER_COLUMNS, rows);
   });
   app.get('/office/orders/:id', async (req, reply) => {
     const o = await getOperatorOrder(ctx, param(req, 'id'));

@@ -60,7 +60,7 @@ export function providerRoutes(app: FastifyInstance, { ctx, page, act, adminPost
     return page(req, reply, (s) => providersPage(s, list, { done: doneOf(req), ...o }), o.status);
   };
   app.get('/office/providers', async (req, reply) => showList(req, reply));
-  app.get('/office/providers.csv', async (req, reply) => sendCsv(reply, 'providers.csv', PROVIDER_COLUMNS, listed(await office.providersOverview(ctx))));
+  app.get('/office/providers.csv', async (req, reply) => sendCsv(ctx, reply, 'providers.csv', PROVIDER_COLUMNS, listed(() => office.providersOverview(ctx))));
   app.get('/office/providers/:id', async (req, reply) => {
     const h = await office.providerHealth(ctx, param(req, 'id'));
     return page(req, reply, (s) => providerPage(s, h, doneOf(req)));

@@ -69,10 +69,10 @@ export function queueRoutes(app: FastifyInstance, { ctx, page, homeSections }: K
     const rows = await office.reconcileQueue(ctx);
     return page(req, reply, (s) => reconcileQueuePage(s, rows, doneOf(req)));
   });
-  app.get('/office/queues/review.csv', async (_req, reply) => sendCsv(reply, 'review.csv', REVIEW_COLUMNS, listed(reviewRows(await office.reviewQueue(ctx)))));
-  app.get('/office/queues/payed.csv', async (_req, reply) => sendCsv(reply, 'payments-to-confirm.csv', ORDER_COLUMNS, listed(await office.payedQueue(ctx))));
-  app.get('/office/queues/reconcile.csv', async (_req, reply) => sendCsv(reply, 'to-reconcile.csv', ORDER_COLUMNS, listed(await office.reconcileQueue(ctx))));
-  app.get('/office/queues/callbacks.csv', async (_req, reply) => sendCsv(reply, 'failing-callbacks.csv', ENDPOINT_COLUMNS, listed(await office.callbackQueue(ctx))));
+  app.get('/office/queues/review.csv', async (_req, reply) => sendCsv(ctx, reply, 'review.csv', REVIEW_COLUMNS, listed(async () => reviewRows(await office.reviewQueue(ctx)))));
+  app.get('/office/queues/payed.csv', async (_req, reply) => sendCsv(ctx, reply, 'payments-to-confirm.csv', ORDER_COLUMNS, listed(() => office.payedQueue(ctx))));
+  app.get('/office/queues/reconcile.csv', async (_req, reply) => sendCsv(ctx, reply, 'to-reconcile.csv', ORDER_COLUMNS, listed(() => office.reconcileQueue(ctx))));
+  app.get('/office/queues/callbacks.csv', async (_req, reply) => sendCsv(ctx, reply, 'failing-callbacks.csv', ENDPOINT_COLUMNS, listed(() => office.callbackQueue(ctx))));
   app.get('/office/queues/callbacks', async (req, reply) => {
     const rows = await office.callbackQueue(ctx);
     return page(req, reply, (s) => callbackQueuePage(s, rows));

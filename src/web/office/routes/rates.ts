@@ -31,7 +31,7 @@ export function rateRoutes(app: FastifyInstance, { ctx, page, act, adminPost }: 
     const rates = await office.ratesOverview(ctx);
     return page(req, reply, (s) => ratesPage(s, rates, doneOf(req), ctx.config.rateMaxAgeSeconds, ctx.clock.now()));
   });
-  app.get('/office/rates.csv', async (_req, reply) => sendCsv(reply, 'rates.csv', RATE_COLUMNS, listed(await office.ratesOverview(ctx))));
+  app.get('/office/rates.csv', async (_req, reply) => sendCsv(ctx, reply, 'rates.csv', RATE_COLUMNS, listed(() => office.ratesOverview(ctx))));
   adminPost('/office/rates/:code', forms.RateForm, async (req, reply) => {
     const code = op.currencyCode(param(req, 'code'));
     const rate = str(formOf(req, forms.RateForm).rate, 40);

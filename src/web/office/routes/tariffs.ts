@@ -77,8 +77,8 @@ export function tariffRoutes(app: FastifyInstance, { ctx, page, act, adminPost }
   app.get('/office/tariffs', async (req, reply) => showList(req, reply));
   app.get('/office/tariffs.csv', async (req, reply) => {
     // One line per band, so a spreadsheet reads each fee; a tariff without bands has one line with none.
-    const rows = (await office.listTariffViews(ctx)).flatMap((t): TariffLine[] => (t.bands.length ? t.bands.map((b) => ({ t, b })) : [{ t, b: null }]));
-    return sendCsv(reply, 'tariffs.csv', TARIFF_COLUMNS, listed(rows));
+    const rows = async () => (await office.listTariffViews(ctx)).flatMap((t): TariffLine[] => (t.bands.length ? t.bands.map((b) => ({ t, b })) : [{ t, b: null }]));
+    return sendCsv(ctx, reply, 'tariffs.csv', TARIFF_COLUMNS, listed(rows));
   });
   app.get('/office/tariffs/:id', async (req, reply) => showOne(req, reply));
 

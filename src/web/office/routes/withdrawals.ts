@@ -34,7 +34,7 @@ export function withdrawalRoutes(app: FastifyInstance, { ctx, page, act, adminPo
     const q = await withdrawalQueue(ctx);
     return page(req, reply, (s) => withdrawalQueuePage(s, q, doneOf(req)));
   });
-  app.get('/office/queues/withdrawals.csv', async (_req, reply) => sendCsv(reply, 'withdrawals-to-pay.csv', QUEUE_COLUMNS, listed((await withdrawalQueue(ctx)).open)));
+  app.get('/office/queues/withdrawals.csv', async (_req, reply) => sendCsv(ctx, reply, 'withdrawals-to-pay.csv', QUEUE_COLUMNS, listed(async () => (await withdrawalQueue(ctx)).open)));
 
   adminPost('/office/withdrawals/:id/paid', forms.WithdrawalPaidForm, async (req, reply) => {
     const id = param(req, 'id');

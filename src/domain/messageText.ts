@@ -1,0 +1,244 @@
+/**
+ * Reading a bank's SMS or push notification into a credit: templates (a sender pattern, a text
+ * pattern with named fields, a kind), amounts as banks write them, currencies by their signs.
+ * Patterns run on re2 (`re2js`): linear in the text whatever the pattern, so an operator's
+ * pattern cannot hold the process on a hostile text; JavaScript's named groups `(?<amount>…)` are
+ * re2's own syntax, lookarounds and back-references are refused when the template is saved.
+ */
+import { RE2JS } from 're2js';
+import { Decimal } from 'decimal.js';
+import { isIsoCurrency } from './catalogue.js';
+
+export const TEMPLATE_FIELDS = ['amount', 'currency', 'account', 'payer', 'reference', 'bankReference', 'balance'] as const;
+export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
+export type TemplateKind = 'credit' | 'debit' | 'other';
+
+/** A template as the reader runs it, operator's or built in. */
+export interface TemplateSpec {
+  id: string;
+  name: string;
+  sender: string | null;
+  pattern: string;
+  kind: TemplateKind;
+  currency: string | null;
+}
+
+/** A message text is at most 2,000 characters (a long push notification; an SMS is 70 to 160 a part). */
+export const MESSAGE_TEXT_MAX = 2000;
+/** A pattern is at most 2,000 characters; re2 also bounds the program it compiles to. */
+export const PATTERN_MAX = 2000;
+
+const compiled = new Map<string, RE2JS>();
+
+/** A pattern compiled once per process (case-insensitive: banks change case between campaigns). */
+function compile(pattern: string): RE2JS {
+  let re = compiled.get(pattern);
+  if (!re) {
+    re = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL);
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(pattern, re);
+  }
+  return re;
+}
+
+/** Why a pattern cannot be a template's, or null: re2 syntax, named groups only among the fields. */
+export function patternProblem(pattern: string, withFields: boolean): string | null {
+  if (pattern.length === 0 || pattern.length > PATTERN_MAX) return `must be 1 to ${PATTERN_MAX} characters`;
+  let re: RE2JS;
+  try {
+    re = compile(pattern);
+  } catch (err) {
+    return `is not a pattern this gateway runs (${(err as Error).message}); lookarounds and back-references are not supported`;
+  }
+  const names = Object.keys(re.namedGroups());
+  const unknown = names.filter((n) => !(TEMPLATE_FIELDS as readonly string[]).includes(n));
+  if (withFields && unknown.length) return `names groups that are no field: ${unknown.join(', ')}; fields are ${TEMPLATE_FIELDS.join(', ')}`;
+  return null;
+}
+
+/** Currency signs and words as bank messages write them. */
+const CURRENCY_SIGNS: readonly [RegExp, string][] = [
+  [/^(₽|р\.?|руб\.?|rub|rur)$/i, 'RUB'],
+  [/^(₹|rs\.?|inr)$/i, 'INR'],
+  [/^(₸|тг\.?|тенге|kzt)$/i, 'KZT'],
+  [/^(so['‘’ʻ]?m|сум|uzs)$/i, 'UZS'],
+  [/^(₼|azn|man\.?)$/i, 'AZN'],
+  [/^(₺|tl|try)$/i, 'TRY'],
+  [/^(₩|원|krw)$/i, 'KRW'],
+];
+
+/** The ISO code of a currency as a message writes it (`₽`, `Rs.`, `TL`, `원`, `KZT`), or null. */
+export function currencyOf(written: string): string | null {
+  const w = written.trim();
+  for (const [re, code] of CURRENCY_SIGNS) if (re.test(w)) return code;
+  const upper = w.toUpperCase();
+  return /^[A-Z]{3}$/.test(upper) && isIsoCurrency(upper) ? upper : null;
+}
+
+/**
+ * An amount as a bank writes it, exactly, to 2 places: `1 500,00`, `1,500.00`, `1.500,00`,
+ * `Rs.1,500`, `₹1500`, `KZT 15 000`, `150,000` (KRW). Signs and letters around it are dropped;
+ * spaces of any width and apostrophes group thousands. With both `.` and `,` the last one is
+ * the decimal mark; with one of them, it is the decimal mark when it stands once with 1 or 2 digits
+ * after it, else it groups thousands (`1,500` is fifteen hundred, `1.500` too, as Turkish and
+ * Kazakh banks write it). More than 2 decimals, or no digits: null.
+ */
+export function bankAmount(written: string): string | null {
+  const core = /\d[\d\s\u00a0\u2009\u202f'’.,]*/u.exec(written.replace(/^\D*?(?=\d)/u, ''))?.[0];
+  if (!core) return null;
+  let s = core.replace(/[\s\u00a0\u2009\u202f'’]/gu, '').replace(/[.,]+$/, '');
+  const lastDot = s.lastIndexOf('.');
+  const lastComma = s.lastIndexOf(',');
+  let decimalMark: '.' | ',' | null = null;
+  if (lastDot >= 0 && lastComma >= 0) decimalMark = lastDot > lastComma ? '.' : ',';
+  else {
+    const mark = lastDot >= 0 ? '.' : lastComma >= 0 ? ',' : null;
+    if (mark && s.split(mark).length === 2 && /^\d{1,2}$/.test(s.slice(s.lastIndexOf(mark) + 1))) decimalMark = mark;
+  }
+  let whole = s;
+  let fraction = '';
+  if (decimalMark) {
+    whole = s.slice(0, s.lastIndexOf(decimalMark));
+    fraction = s.slice(s.lastIndexOf(decimalMark) + 1);
+  }
+  // Groups of thousands are 3 digits (Indian lakhs 2, before the last 3): `1.234.5678` is no amount.
+  if (/[.,]/.test(whole) && !/^\d{1,3}(?:[.,]\d{2,3})*[.,]\d{3}$/.test(whole)) return null;
+  whole = whole.replace(/[.,]/g, '');
+  if (!/^\d+$/.test(whole) || !/^\d{0,2}$/.test(fraction) || whole.length > 15) return null;
+  s = fraction ? `${whole}.${fraction}` : whole;
+  const d = new Decimal(s);
+  return d.gt(0) ? d.toFixed(2) : null;
+}
+
+/**
+ * An account as a message shows it: full (kept as written) or masked (`XX1234`, `*1234`,
+ * `4169****1234`, `110-***-123456`, or 3 to 6 digits alone), made `*{last digits}` so the requisites' lookup takes it as a
+ * tail (at least 4 digits).
+ */
+export function messageAccount(written: string): string {
+  const w = written.trim();
+  // A few digits alone are the end of an account (`СЧЁТ1234`, `a/c 1234`): no card, account or phone is that short.
+  if (/^\d{3,6}$/.test(w)) return `*${w}`;
+  if (/[xX*•…]/.test(w) && /\d/.test(w)) {
+    const tail = /(\d+)\D*$/.exec(w)?.[1] ?? '';
+    return `*${tail}`;
+  }
+  return w;
+}
+
+/** What one template read of a text. */
+export interface Reading {
+  templateId: string;
+  templateName: string;
+  kind: TemplateKind;
+  fields: Partial<Record<TemplateField, string>>;
+  /** The amount exactly, 2 places, or null when the text has none the template could read. */
+  amount: string | null;
+  currency: string | null;
+  account: string | null;
+  /** What keeps the reading from being a credit, or null. */
+  problem: string | null;
+}
+
+/** What `t` reads of a message, or null when its sender or its pattern does not match. */
+export function readWith(t: TemplateSpec, sender: string, text: string): Reading | null {
+  if (t.sender !== null && !compile(t.sender).matcher(sender).find()) return null;
+  const m = compile(t.pattern).matcher(text);
+  if (!m.find()) return null;
+  const fields: Partial<Record<TemplateField, string>> = {};
+  const groups = compile(t.pattern).namedGroups();
+  for (const f of TEMPLATE_FIELDS) {
+    if (!(f in groups)) continue;
+    const v = m.group(f);
+    if (v !== null && v !== undefined && v.trim() !== '') fields[f] = v.trim().slice(0, 255);
+  }
+  const amount = fields.amount === undefined ? null : bankAmount(fields.amount);
+  const currency = t.currency ?? (fields.currency === undefined ? null : currencyOf(fields.currency));
+  const account = fields.account === undefined ? null : messageAccount(fields.account);
+  let problem: string | null = null;
+  if (t.kind === 'credit') {
+    if (fields.amount === undefined) problem = 'the template reads no amount';
+    else if (amount === null) problem = `"${fields.amount}" is not an amount with at most 2 decimals`;
+    else if (fields.currency !== undefined && currency === null && t.currency === null) problem = `"${fields.currency}" is no currency`;
+  }
+  return { templateId: t.id, templateName: t.name, kind: t.kind, fields, amount, currency, account, problem };
+}
+
+/** Every reading of a text, templates in the order given (the first is the one that counts). */
+export function readAll(templates: readonly TemplateSpec[], sender: string, text: string): Reading[] {
+  return templates.flatMap((t) => readWith(t, sender, text) ?? []);
+}
+
+/** Amount written the banks' ways, for the built-in patterns: digits with spaces, dots, commas or apostrophes. */
+const AMT = String.raw`\d[\d \x{00A0}\x{202F}\x{2009}'.,]*\d|\d`;
+/** A payer as banks write one: a name and an initial or a surname (`Иван И.`, `AHMET YILMAZ`), any script. */
+const NAME = String.raw`\p{L}[\p{L}'\-]*(?:[ \x{00A0}]\p{L}[\p{L}'\-]*)?`;
+
+/**
+ * Built-in templates: the common credit messages of large banks for the currencies the rails
+ * serve, and the debits, balance notices and one-time codes they send, which are skipped. Their
+ * samples are tested in test/unit/messageTemplates.test.ts. Operators' templates are read first.
+ */
+export const BUILT_IN_TEMPLATES: readonly TemplateSpec[] = [
+  // ---- anything that is a one-time code is never money, whatever else it says
+  { id: 'tpl_builtin_otp', name: 'One-time codes', sender: null, kind: 'other', currency: null,
+    pattern: String.raw`(?:^|\P{L})(?:код|code|OTP|parol|şifre|sifre|kodu|kod)(?:\P{L}|$)|인증번호|никому не сообщайте|do not share` },
+  // ---- RUB
+  { id: 'tpl_builtin_rub_sbp', name: 'RUB: SBP transfer received', sender: null, kind: 'credit', currency: 'RUB',
+    pattern: String.raw`(?:зачислени[ея]|поступлени[ея]|пополнение|перевод)\s+(?:на\s+сумму\s+)?\+?(?<amount>${AMT})\s?(?:₽|р\.?|руб\.?|RUB)[^\n]*?по\s+СБП(?:\s+от\s+(?<payer>${NAME}))?(?:[.,;]|$)` },
+  { id: 'tpl_builtin_rub_sber', name: 'RUB: Sberbank (900) credit', sender: String.raw`^(900|SberBank|Сбербанк)$`, kind: 'credit', currency: 'RUB',
+    pattern: String.raw`(?:[A-ZА-ЯЁ]+-?)?(?<account>\d{4})\s+\d{1,2}:\d{2}\s+(?:зачисление|перевод(?:\s+из\s+[^+\n]+?)?|поступление)\s+\+?(?<amount>${AMT})\s?(?:р|₽|руб)\.?(?:\s+от\s+(?<payer>${NAME}))?(?:[.\s]+Баланс:?\s*(?<balance>${AMT})\s?(?:р|₽))?` },
+  { id: 'tpl_builtin_rub_tbank', name: 'RUB: T-Bank top-up', sender: String.raw`^(T-?Bank|Tinkoff|Т-?Банк|Тинькофф)$`, kind: 'credit', currency: 'RUB',
+    pattern: String.raw`Пополнение(?:,\s*сч[её]т\s+RUB)?[.,]?\s+(?<amount>${AMT})\s?₽[.,]?\s+(?<payer>${NAME})\.\s+Доступно\s+(?<balance>${AMT})\s?₽` },
+  { id: 'tpl_builtin_rub_debit', name: 'RUB: purchases and transfers out', sender: null, kind: 'debit', currency: 'RUB',
+    pattern: String.raw`(?:покупка|списание|оплата|выдача|перевод\s+\d[\d\s.,]*\s?(?:₽|р)\s+на\s)` },
+  // ---- INR
+  { id: 'tpl_builtin_inr_upi_credited', name: 'INR: UPI credited to a/c', sender: null, kind: 'credit', currency: 'INR',
+    pattern: String.raw`(?:Rs\.?|INR|₹)\s?(?<amount>${AMT})\s+(?:has\s+been\s+|is\s+)?credited\s+to\s+(?:your\s+)?(?:a/c|acct|account)\s*(?:no\.?\s*)?(?<account>[X*]*\d{3,})(?:.*?\bby\s+(?:VPA\s+)?(?<payer>[\w.\-]+@[\w.\-]+))?(?:.*?(?:UPI\s*Ref(?:\s*No)?\.?|Ref\s*No\.?|UPI:)\s*(?<bankReference>\d{6,}))?` },
+  { id: 'tpl_builtin_inr_sbi', name: 'INR: SBI UPI credit', sender: String.raw`SBI`, kind: 'credit', currency: 'INR',
+    pattern: String.raw`A/c\s*(?<account>[X*]*\d{3,})[-\s]+credited\s+by\s+Rs\.?\s?(?<amount>${AMT})\s+on\s+\w+\s+(?:(?:by|trf from)\s+(?<payer>[^(\n]{1,60}?)\s*)?\(?Ref\s*no\.?\s*(?<bankReference>\d{6,})` },
+  { id: 'tpl_builtin_inr_hdfc', name: 'INR: HDFC money received', sender: String.raw`HDFC`, kind: 'credit', currency: 'INR',
+    pattern: String.raw`Money\s+Received\s*-\s*INR\s+(?<amount>${AMT})\s+in\s+your\s+HDFC\s+Bank\s+A/c\s+(?<account>[xX*]*\d{3,})(?:.*?VPA\s+(?<payer>[\w.\-]+@[\w.\-]+))?.*?UPI\s+Ref\s+No\.?\s*(?<bankReference>\d{6,})` },
+  { id: 'tpl_builtin_inr_icici', name: 'INR: ICICI account credited', sender: String.raw`ICICI`, kind: 'credit', currency: 'INR',
+    pattern: String.raw`ICICI\s+Bank\s+Acc(?:oun)?t\s+(?<account>[xX*]*\d{3,})\s+(?:is\s+)?credited(?:\s+with)?:?\s*(?:Rs\.?|INR)\s?(?<amount>${AMT})\s+on\s+[\w\-]+(?:;\s*(?<payer>[^.;]{1,60}?)\s+credited)?.*?UPI:\s*(?<bankReference>\d{6,})` },
+  { id: 'tpl_builtin_inr_debit', name: 'INR: debits', sender: null, kind: 'debit', currency: 'INR',
+    pattern: String.raw`(?:Rs\.?|INR|₹)\s?${AMT}.{0,60}?\bdebited\b|\bdebited\s+(?:by|for|with)\s+(?:Rs\.?|INR|₹)` },
+  // ---- KZT
+  { id: 'tpl_builtin_kzt_kaspi', name: 'KZT: Kaspi transfer received', sender: String.raw`Kaspi`, kind: 'credit', currency: 'KZT',
+    pattern: String.raw`(?:Пополнение|Перевод|Поступление)\s+(?:на\s+)?\+?(?<amount>${AMT})\s?₸(?:\s+от\s+(?<payer>${NAME}))?` },
+  { id: 'tpl_builtin_kzt_halyk', name: 'KZT: Halyk account top-up', sender: String.raw`Halyk|HalykBank|Homebank`, kind: 'credit', currency: 'KZT',
+    pattern: String.raw`(?:Пополнение|Зачисление|Поступление)(?:\s+сч[её]та)?[:\s]+(?:KZT\s+)?(?<amount>${AMT})\s?(?:KZT|₸|тг)?(?:.*?(?:карт[аы]|card)\s*(?<account>\*\d{4}))?` },
+  // ---- UZS
+  { id: 'tpl_builtin_uzs_card', name: 'UZS: HUMO and Uzcard top-up', sender: String.raw`HUMO|UZCARD|Uzcard|CardXabar|Click|Payme`, kind: 'credit', currency: 'UZS',
+    pattern: String.raw`(?:Пополнение|Popolnenie|To'ldirish|Hisob\s+to'ldirildi|Зачисление|Perevod na kartu|Поступление)[^\d\n]*?(?<amount>${AMT})\s?(?:UZS|сум|so'm)(?:.*?(?<account>(?:HUMO(?:CARD)?|UZCARD)\s*\*\d{4}))?` },
+  // ---- AZN
+  { id: 'tpl_builtin_azn_medaxil', name: 'AZN: Mədaxil (income)', sender: null, kind: 'credit', currency: 'AZN',
+    pattern: String.raw`M[əe]daxil:?\s*(?<amount>${AMT})\s?(?:AZN|₼|man)[\s,;]+(?:Kart|Card|Hesab):?\s*(?<account>[\d*]{4,}\d)` },
+  { id: 'tpl_builtin_azn_debit', name: 'AZN: Məxaric (spending)', sender: null, kind: 'debit', currency: 'AZN',
+    pattern: String.raw`M[əe]xaric|Odenis|Ödəniş` },
+  // ---- TRY
+  { id: 'tpl_builtin_try_incoming', name: 'TRY: FAST/EFT/havale received', sender: null, kind: 'credit', currency: 'TRY',
+    pattern: String.raw`hesab[ıi]n[ıi]za\s+(?<amount>${AMT})\s?(?:TL|₺|TRY)\b.{0,80}?(?:gelmi[şs]tir|gelen|yat[ıi]r[ıi]lm[ıi][şs]t[ıi]r|g[öo]nderilmi[şs]tir)(?:.*?G[öo]nderen:?\s*(?<payer>${NAME})(?:[.,;]|$))?` },
+  { id: 'tpl_builtin_try_debit', name: 'TRY: card spending', sender: null, kind: 'debit', currency: 'TRY',
+    pattern: String.raw`harcama|kartınızdan|kartinizdan|ödeme yapıldı` },
+  // ---- KRW
+  { id: 'tpl_builtin_krw_deposit', name: 'KRW: 입금 (deposit)', sender: null, kind: 'credit', currency: 'KRW',
+    pattern: String.raw`(?<account>\d{2,6}[-*]+[\d*-]*\d{2,})?\s*(?:(?<payer>[가-힣A-Za-z]{2,10})\s+)?입금\s*(?<amount>${AMT})(?:원)?` },
+  { id: 'tpl_builtin_krw_debit', name: 'KRW: 출금 (withdrawal)', sender: null, kind: 'debit', currency: 'KRW', pattern: String.raw`출금|승인` },
+  // ---- balance notices of any bank
+  { id: 'tpl_builtin_balance', name: 'Balance notices', sender: null, kind: 'other', currency: null,
+    pattern: String.raw`^\s*(?:Баланс|Остаток|Available balance|Avl Bal|Bakiye|Qalıq|잔액)(?:\P{L}|$)` },
+];
+
+/**
+ * A first pattern for a message no template reads, for a person to finish: the text itself, its
+ * special characters escaped, the first amount made the `amount` field and the other numbers any
+ * digits (dates, times and balances change from message to message).
+ */
+export function draftPattern(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim().slice(0, 300);
+  const amount = /\d[\d \u00a0.,']*\d|\d/u.exec(oneLine);
+  const escape = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&').replace(/\d+/g, '\\d+').replace(/ /g, '\\s+');
+  if (!amount) return escape(oneLine);
+  return `${escape(oneLine.slice(0, amount.index))}(?<amount>${AMT})${escape(oneLine.slice(amount.index + amount[0].length))}`;
+}
