@@ -505,8 +505,11 @@ export function checkMoney(raw: { amount: unknown; currency: unknown; receivedAt
 
 const FEED_FIELDS = new Set(['transactionId', 'account', 'amount', 'currency', 'receivedAt', 'payer', 'reference', 'bankReference']);
 
-/** The feed's body, checked whole: one bad item refuses the request (nothing recorded). */
-export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
+/**
+ * A signed provider body `{"<key>": [1 to max items]}` (the feed's credits, a phone's messages):
+ * UTF-8, strict JSON, an object with that one key. Returns the items, each still to be checked.
+ */
+export function parseItemList(raw: Buffer, key: string, max: number): unknown[] {
   let textBody: string;
   try {
     textBody = new TextDecoder('utf-8', { fatal: true }).decode(raw);
@@ -517,13 +520,18 @@ export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
   if (!parsed.ok) throw new AppError('VALIDATION_ERROR', parsed.detail);
   const body = parsed.value;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('VALIDATION_ERROR', 'body must be a JSON object');
-  const unknown = Object.keys(body).filter((k) => k !== 'credits');
+  const unknown = Object.keys(body).filter((k) => k !== key);
   if (unknown.length) throw new AppError('VALIDATION_ERROR', `unknown property: ${unknown.slice(0, 10).join(', ')}`);
-  const items = (body as { credits?: unknown }).credits;
-  if (!Array.isArray(items) || items.length < 1 || items.length > FEED_MAX_ITEMS) {
-    throw new AppError('VALIDATION_ERROR', `credits: must be an array of 1 to ${FEED_MAX_ITEMS} credits`);
+  const items = (body as Record<string, unknown>)[key];
+  if (!Array.isArray(items) || items.length < 1 || items.length > max) {
+    throw new AppError('VALIDATION_ERROR', `${key}: must be an array of 1 to ${max} ${key}`);
   }
-  return items.map((item, i) => {
+  return items;
+}
+
+/** The feed's body, checked whole: one bad item refuses the request (nothing recorded). */
+export function parseFeed(raw: Buffer, nowMs: number): CreditInput[] {
+  return parseItemList(raw, 'credits', FEED_MAX_ITEMS).map((item, i) => {
     const at = `credits[${i}].`;
     if (!item || typeof item !== 'object' || Array.isArray(item)) throw new AppError('VALIDATION_ERROR', `credits[${i}]: must be an object`);
     const o = item as Record<string, unknown>;

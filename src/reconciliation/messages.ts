@@ -13,14 +13,13 @@ import { AppError } from '../domain/errors.js';
 import { BUILT_IN_TEMPLATES, MESSAGE_TEXT_MAX, patternProblem, readAll, type Reading, type TemplateKind, type TemplateSpec } from '../domain/messageText.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId } from '../ids.js';
-import { parseStrictJson } from '../json.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
 import { utcDay } from '../providers/pool.js';
 import { insertAuditEntries } from '../store/audit.js';
 import type { Queryable } from '../store/db.js';
 import { getProvider } from '../store/providers.js';
 import { bookingDateTime } from './statements/fields.js';
-import { FUTURE_SKEW_MS, poolProvider, recordItems, txWithRetry, type CreditInput } from './credits.js';
+import { FUTURE_SKEW_MS, parseItemList, poolProvider, recordItems, txWithRetry, type CreditInput } from './credits.js';
 import * as ms from './messageStore.js';
 import * as store from './store.js';
 
@@ -175,23 +174,7 @@ function field(v: unknown, at: string, max: number): string {
 
 /** The body checked whole: one bad message refuses the request, nothing kept (the sender fixes and sends again). */
 export function parseMessages(raw: Buffer): MessageInput[] {
-  let textBody: string;
-  try {
-    textBody = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    throw new AppError('VALIDATION_ERROR', 'body is not valid UTF-8');
-  }
-  const parsed = parseStrictJson(textBody);
-  if (!parsed.ok) throw new AppError('VALIDATION_ERROR', parsed.detail);
-  const body = parsed.value;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('VALIDATION_ERROR', 'body must be a JSON object');
-  const unknown = Object.keys(body).filter((k) => k !== 'messages');
-  if (unknown.length) throw new AppError('VALIDATION_ERROR', `unknown property: ${unknown.slice(0, 10).join(', ')}`);
-  const items = (body as { messages?: unknown }).messages;
-  if (!Array.isArray(items) || items.length < 1 || items.length > MESSAGES_MAX_ITEMS) {
-    throw new AppError('VALIDATION_ERROR', `messages: must be an array of 1 to ${MESSAGES_MAX_ITEMS} messages`);
-  }
-  return items.map((item, i) => {
+  return parseItemList(raw, 'messages', MESSAGES_MAX_ITEMS).map((item, i) => {
     const at = `messages[${i}]`;
     if (!item || typeof item !== 'object' || Array.isArray(item)) throw new AppError('VALIDATION_ERROR', `${at}: must be an object`);
     const o = item as Record<string, unknown>;

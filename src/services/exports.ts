@@ -7,7 +7,7 @@
  * never holds up health probes or payments.
  */
 import type { Ctx } from '../context.js';
-import { nextTurn, slotsOf } from './slots.js';
+import { nextTurn, slotsOf, watchStall } from './slots.js';
 
 /** How long a refused export is told to wait (`Retry-After`): an export takes seconds, as a statement does. */
 export const EXPORT_RETRY_AFTER_MS = 5_000;
@@ -75,7 +75,7 @@ export function openExport<T>(ctx: Ctx, name: string, owner: ExportOwner, source
     await reader.return?.();
   };
   let lastRead = ctx.clock.now();
-  watchStall(ctx, () => closed, () => lastRead, close, () => ended.abort(new Error('the export\'s reader took nothing for too long')));
+  watchStall(ctx, 'export', EXPORT_STALL_MS, () => closed, () => lastRead, close, () => ended.abort(new Error('the export\'s reader took nothing for too long')));
 
   async function* rows(): AsyncGenerator<T[]> {
     try {
@@ -111,20 +111,6 @@ export function openExport<T>(ctx: Ctx, name: string, owner: ExportOwner, source
   return { ok: true, export: { rows: { [Symbol.asyncIterator]: rows }, close, ended: ended.signal } };
 }
 
-/** Ends the export once its reader has taken nothing for `EXPORT_STALL_MS` (on the injected clock). */
-function watchStall(ctx: Ctx, isClosed: () => boolean, lastRead: () => number, close: () => Promise<void>, onStall: () => void): void {
-  void (async () => {
-    while (!isClosed()) {
-      await ctx.clock.sleep(lastRead() + EXPORT_STALL_MS - ctx.clock.now());
-      if (isClosed()) return;
-      if (ctx.clock.now() - lastRead() >= EXPORT_STALL_MS) {
-        ctx.log.info({ stalledMs: ctx.clock.now() - lastRead() }, 'export reader stalled; export ended');
-        await close();
-        onStall();
-      }
-    }
-  })().catch((err) => ctx.log.error({ err }, 'export stall watch failed'));
-}
 
 /**
  * An export read whole in one go because it is small by contract (the cabinet's orders CSV, 200

@@ -6,7 +6,7 @@
  * memory as a day.
  */
 import type { Ctx } from '../context.js';
-import { nextTurn, slotsOf } from './slots.js';
+import { nextTurn, slotsOf, watchStall } from './slots.js';
 import { AppError } from '../domain/errors.js';
 import { dec, fmt8 } from '../domain/money.js';
 import { isoSeconds } from '../domain/time.js';
@@ -129,7 +129,7 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
   }
   const head: StatementHead = { merchantId, from: fromDay, to: toDay, currency: 'USD', openingBalance: fmt8(bounds.opening), closingBalance: fmt8(bounds.closing) };
   let lastRead = ctx.clock.now();
-  watchStall(ctx, () => closed, () => lastRead, close, () => ended.abort(new Error('the statement\'s reader took nothing for too long')));
+  watchStall(ctx, 'statement', STATEMENT_STALL_MS, () => closed, () => lastRead, close, () => ended.abort(new Error('the statement\'s reader took nothing for too long')));
 
   async function* entries(): AsyncGenerator<StatementEntry[]> {
     try {
@@ -171,17 +171,3 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
   return { ok: true, statement: { head, entries: { [Symbol.asyncIterator]: entries }, close, ended: ended.signal } };
 }
 
-/** Ends the statement once its reader has taken nothing for `STATEMENT_STALL_MS` (on the injected clock). */
-function watchStall(ctx: Ctx, isClosed: () => boolean, lastRead: () => number, close: () => Promise<void>, onStall: () => void): void {
-  void (async () => {
-    while (!isClosed()) {
-      await ctx.clock.sleep(lastRead() + STATEMENT_STALL_MS - ctx.clock.now());
-      if (isClosed()) return;
-      if (ctx.clock.now() - lastRead() >= STATEMENT_STALL_MS) {
-        ctx.log.info({ stalledMs: ctx.clock.now() - lastRead() }, 'statement reader stalled; statement ended');
-        await close();
-        onStall();
-      }
-    }
-  })().catch((err) => ctx.log.error({ err }, 'statement stall watch failed'));
-}

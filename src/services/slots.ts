@@ -38,3 +38,21 @@ export function slotsOf(ctx: Ctx, kind: string, total: number, ownerMax: number)
 
 /** Lets timers, other requests and health probes run between two chunks of a long read. */
 export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Ends a long read (`what`: its name in the log) once its reader has taken nothing for `stallMs`
+ * (on the injected clock): `close` frees it, `onStall` ends its answer.
+ */
+export function watchStall(ctx: Ctx, what: string, stallMs: number, isClosed: () => boolean, lastRead: () => number, close: () => Promise<void>, onStall: () => void): void {
+  void (async () => {
+    while (!isClosed()) {
+      await ctx.clock.sleep(lastRead() + stallMs - ctx.clock.now());
+      if (isClosed()) return;
+      if (ctx.clock.now() - lastRead() >= stallMs) {
+        ctx.log.info({ stalledMs: ctx.clock.now() - lastRead() }, `${what} reader stalled; ${what} ended`);
+        await close();
+        onStall();
+      }
+    }
+  })().catch((err) => ctx.log.error({ err }, `${what} stall watch failed`));
+}
