@@ -11,13 +11,13 @@
  *   npm run bench:exports                                                              # embedded database
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPglite } from '../src/store/db.js';
 import { throwawayDatabase } from './runtime.js';
-import { freePort, provisionDesks, startPaygate, type PaygateProcess } from './server.js';
+import { freePort, provisionDesks, rssMb, signInCookie, startPaygate, type PaygateProcess } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const ORDERS = Number(process.env.BENCH_EXPORT_ORDERS ?? 1_000_000);
@@ -64,32 +64,7 @@ async function officeCookie(base: string): Promise<string> {
     body: JSON.stringify({ email, password: PASSWORD, role: 'admin' }),
   });
   if (made.status !== 201) throw new Error(`operator: ${made.status} ${await made.text()}`);
-  const jar = new Map<string, string>();
-  const keep = (res: Response) => {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [k, v] = pair!.split('=');
-      jar.set(k!, v ?? '');
-    }
-  };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const page = await fetch(`${base}/office/sign-in`);
-  keep(page);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await fetch(`${base}/office/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: PASSWORD, _csrf: csrf }).toString(),
-  });
-  if (res.status !== 303) throw new Error(`office sign-in: ${res.status}`);
-  keep(res);
-  return cookie();
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
+  return signInCookie(base, 'office', email, PASSWORD);
 }
 
 /** Downloads the export to the end, counting its lines. */

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,4 +158,35 @@ export async function startBare(opts: { databaseUrl?: string; dataDir: string })
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     },
   };
+}
+
+/** The session cookie of a cabinet user or an operator, signed in through the form as a browser does. */
+export async function signInCookie(base: string, surface: 'cabinet' | 'office', email: string, password: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [k, v] = pair!.split('=');
+      jar.set(k!, v ?? '');
+    }
+  };
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const page = await fetch(`${base}/${surface}/sign-in`);
+  keep(page);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+  const res = await fetch(`${base}/${surface}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password, _csrf: csrf }).toString(),
+  });
+  if (res.status !== 303) throw new Error(`${surface} sign-in: ${res.status}`);
+  keep(res);
+  return cookie();
+}
+
+/** A process's resident set now, in MB, from /proc. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
 }

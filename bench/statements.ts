@@ -13,12 +13,12 @@
  *   npm run bench:statements                                                              # embedded database
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPglite } from '../src/store/db.js';
-import { startPaygate, type PaygateProcess } from './server.js';
+import { rssMb, signInCookie, startPaygate, type PaygateProcess } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const ENTRIES = Number(process.env.BENCH_STATEMENT_ENTRIES ?? 300_000);
@@ -63,35 +63,6 @@ async function admin(base: string, method: string, path: string, body?: unknown)
   return j.result;
 }
 
-/** The cabinet's session cookie of the merchant's user, signed in through the form as a browser does. */
-async function cabinetCookie(base: string, email: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const keep = (res: Response) => {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [k, v] = pair!.split('=');
-      jar.set(k!, v ?? '');
-    }
-  };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const page = await fetch(`${base}/cabinet/sign-in`);
-  keep(page);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await fetch(`${base}/cabinet/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: PASSWORD, _csrf: csrf }).toString(),
-  });
-  if (res.status !== 303) throw new Error(`cabinet sign-in: ${res.status}`);
-  keep(res);
-  return cookie();
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -199,7 +170,7 @@ async function main() {
     await sql(fill(merchant.id));
     if (!databaseUrl) server = await start();
     console.log(`${serverUrl ? 'PostgreSQL' : 'embedded database'}: ${ENTRIES.toLocaleString('en')} entries from ${FROM} to ${TO}, ${HISTORY.toLocaleString('en')} before (written in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
-    const cookie = await cabinetCookie(server.base, email);
+    const cookie = await signInCookie(server.base, 'cabinet', email, PASSWORD);
     const json = `${server.base}/admin/v1/merchants/${merchant.id}/statement?from=${FROM}&to=${TO}`;
     const csv = `${server.base}/cabinet/statement.csv?from=${FROM}&to=${TO}`;
     const auth = { authorization: `Bearer ${TOKEN}` };

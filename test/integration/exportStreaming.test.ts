@@ -10,6 +10,7 @@ import { ORDER_COLUMNS } from '../../src/web/office/routes/orders.js';
 import { eventually } from '../helpers/eventually.js';
 import { FormBrowser } from '../helpers/formBrowser.js';
 import { admin, createHarness, json, provisionDesk, signed, type DeskCreds, type Harness } from '../helpers/harness.js';
+import { metric as metricOf, settled as settledOf } from '../helpers/metrics.js';
 import { pools } from './reconciliation/helpers.js';
 
 /*
@@ -80,23 +81,8 @@ function open(path: string, b: FormBrowser): Promise<Opened> {
 
 const get = (path: string, b: FormBrowser) => fetch(`${base}${path}`, { headers: { cookie: cookieOf(b) } });
 
-async function metric(name: string): Promise<number> {
-  const text = await h.ctx.metrics.registry.metrics();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name) && (line[name.length] === ' ' || line[name.length] === '{')) total += Number(line.split(' ').pop());
-  return total;
-}
-
-/** The counter once it has stopped moving: the same over 300 ms of real time. */
-async function settled(name: string): Promise<number> {
-  let last = -1;
-  for (;;) {
-    const now = await metric(name);
-    if (now === last) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+const metric = (name: string) => metricOf(h, name);
+const settled = (name: string) => settledOf(h, name);
 
 /** The CSV as the export wrote it before it streamed: every row in memory, then the text. */
 function csvOf<T>(columns: readonly CsvColumn<T>[], rows: readonly T[]): string {

@@ -5,6 +5,7 @@ import { dec } from '../../src/domain/money.js';
 import { cabinetKit, PASSWORD, type CabinetBrowser } from '../helpers/cabinet.js';
 import { eventually } from '../helpers/eventually.js';
 import { admin, ADMIN_TOKEN, createHarness, json, type Harness } from '../helpers/harness.js';
+import { metric as metricOf, settled as settledOf } from '../helpers/metrics.js';
 
 /*
  * Merchant statements at any size (issue "Reports and exports at any size", points 1 and 2): the
@@ -137,23 +138,8 @@ const statementPath = (merchantId: string, from: string, to: string) => `/admin/
 const cookieOf = (browser: CabinetBrowser) => [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
 const cabinetCookie = () => cookieOf(b);
 
-async function metric(name: string): Promise<number> {
-  const text = await h.ctx.metrics.registry.metrics();
-  let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name) && (line[name.length] === ' ' || line[name.length] === '{')) total += Number(line.split(' ').pop());
-  return total;
-}
-
-/** The counter once it has stopped moving: the same over 300 ms of real time. */
-async function settled(name: string): Promise<number> {
-  let last = -1;
-  for (;;) {
-    const now = await metric(name);
-    if (now === last) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+const metric = (name: string) => metricOf(h, name);
+const settled = (name: string) => settledOf(h, name);
 
 /** On PostgreSQL: the statement reads' own connections still open. */
 async function statementConnections(): Promise<number> {
