@@ -199,12 +199,7 @@ export interface OrderListFilter extends OrderScope {
 export async function listOrders(q: Queryable, f: OrderListFilter): Promise<OrderRow[]> {
   const byTime = f.from != null || f.to != null;
   const where: Sql[] = [sql`placement = 'placed'`];
-  if (f.merchantId != null) {
-    where.push(sql`merchant_id = ${f.merchantId}`);
-    // The walk starts at this merchant's newest order whichever index the planner takes: a plan
-    // down the global sequence then skips no newer order of other merchants (0033).
-    if (!byTime) where.push(sql`seq <= (SELECT max(m.seq) FROM orders m WHERE m.merchant_id = ${f.merchantId} AND m.placement = 'placed')`);
-  }
+  if (f.merchantId != null) where.push(sql`merchant_id = ${f.merchantId}`);
   if (f.deskId != null) where.push(sql`desk_id = ${f.deskId}`);
   if (f.status != null) where.push(sql`status = ${f.status}`);
   if (f.providerId != null) where.push(sql`provider_id = ${f.providerId}`);
