@@ -19,6 +19,8 @@ interface Job {
   desksFile?: string;
   connections: number;
   seconds: number;
+  /** Requests per second over all connections, when the load is paced rather than as fast as the server answers. */
+  overallRate?: number;
 }
 
 const job = JSON.parse(process.argv[2]) as Job;
@@ -29,6 +31,7 @@ const opts: autocannon.Options = {
   url: job.url,
   connections: job.connections,
   duration: job.seconds,
+  ...(job.overallRate ? { overallRate: job.overallRate } : {}),
   requests: [
     {
       method: job.method,

@@ -56,6 +56,10 @@ export interface Config {
   readonly callbackConcurrency: number;
   /** Share of those sends one receiving host may hold. */
   readonly callbackHostShare: number;
+  /** Webhook endpoint deliveries in flight at once per endpoint, across every instance. */
+  readonly webhookEndpointConcurrency: number;
+  /** Webhook endpoints one merchant may have. */
+  readonly webhookEndpointsPerMerchant: number;
   /** How long SIGTERM/SIGINT waits for requests and sends in flight before the process exits. */
   readonly shutdownGraceMs: number;
   /** After SIGTERM/SIGINT, how long the listener keeps accepting and serving (with /readyz at 503) before it closes; the grace period starts then. */
@@ -70,6 +74,10 @@ export interface Config {
   readonly alertUnmatchedMinutes: number;
   /** A device not heard from for this long pauses its requisites for new orders (device messages). */
   readonly deviceSilenceMinutes: number;
+  /** Device messages dealt with (a credit, skipped, handled by a person) are kept this many days; 0 keeps them for ever. */
+  readonly messageRetentionDays: number;
+  /** Unread device messages are kept until a person deals with them, or this many days; 0: until dealt with. */
+  readonly messageUnreadRetentionDays: number;
   /** Delivered callback events (with their attempts) older than this many days leave the hot tables; 0 keeps every one. */
   readonly retentionDays: number;
   /** True: they move to the archive tables, where an order's callback log still finds them; false: they are deleted. */
@@ -367,6 +375,8 @@ export function parseConfig(env: Env = process.env): Config {
     fxTickerUrl: httpUrl(env, 'FX_TICKER_URL', 'https://api.binance.com/api/v3/ticker/price'),
     callbackConcurrency: int(env, 'CALLBACK_CONCURRENCY', 256, 1, 10_000),
     callbackHostShare: positiveFraction(env, 'CALLBACK_HOST_SHARE', 0.25),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 64),
+    webhookEndpointsPerMerchant: int(env, 'WEBHOOK_ENDPOINTS_PER_MERCHANT', 20, 1, 1000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_SECONDS', 10, 1, 3600) * 1000,
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_SECONDS', 5, 0, 3600) * 1000,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 600) * 1000,
@@ -374,6 +384,8 @@ export function parseConfig(env: Env = process.env): Config {
     reconcileLateHours: int(env, 'RECONCILE_LATE_HOURS', 72, 0, 24 * 90),
     alertUnmatchedMinutes: int(env, 'ALERT_UNMATCHED_MINUTES', 30, 1, 10_080),
     deviceSilenceMinutes: int(env, 'DEVICE_SILENCE_MINUTES', 10, 1, 1440),
+    messageRetentionDays: int(env, 'MESSAGE_RETENTION_DAYS', 90, 0, 36_500),
+    messageUnreadRetentionDays: int(env, 'MESSAGE_UNREAD_RETENTION_DAYS', 365, 0, 36_500),
     retentionDays: int(env, 'RETENTION_DAYS', 90, 0, 36_500),
     retentionArchive: bool(env, 'RETENTION_ARCHIVE', true),
     smtp: smtpSettings(env),

@@ -43,7 +43,7 @@ export function randomId26(): string {
   return out;
 }
 
-export const newId = (prefix: 'mer' | 'dsk' | 'trf' | 'prv' | 'lim' | 'shp' | 'usr' | 'opr' | 'wdr' | 'lnk' | 'mail' | 'dst' | 'rst'): string => `${prefix}_${randomId26()}`;
+export const newId = (prefix: 'mer' | 'dsk' | 'trf' | 'prv' | 'lim' | 'shp' | 'usr' | 'opr' | 'wdr' | 'lnk' | 'mail' | 'dst' | 'rst' | 'whe'): string => `${prefix}_${randomId26()}`;
 
 /**
  * 26 base32 characters laid out as a ULID: the first 10 the time in milliseconds (48 bits), the

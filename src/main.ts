@@ -3,6 +3,7 @@ import { ConfigError, parseConfig, type Config } from './config.js';
 import type { DemoSeed } from './seed.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
 import { DataDirInUseError } from './store/dataDirLock.js';
+import { startTracing, stopTracing } from './telemetry/index.js';
 import type { RunningLoop } from './workers/loop.js';
 
 // The runtime, the app and the workers are imported when a command needs them, not above: loading
@@ -44,6 +45,9 @@ function banner(config: Config, seed: DemoSeed | null, adminToken: string | null
 }
 
 async function serve(config: Config, role: Role): Promise<void> {
+  // Before the runtime is loaded: the instrumentations patch pg and ioredis as they are imported.
+  // Without OTEL_EXPORTER_OTLP_ENDPOINT nothing of OpenTelemetry is loaded.
+  const tracing = await startTracing(process.env);
   const { batchedStdout, createLogger, createRuntime } = await import('./runtime.js');
   const log = createLogger(config.logLevel, batchedStdout());
   const runtime = await createRuntime(config, { clock: systemClock, log });
@@ -70,7 +74,7 @@ async function serve(config: Config, role: Role): Promise<void> {
   const text = banner(config, seed, runtime.generatedAdminToken);
   if (text) process.stderr.write(text + '\n');
   ready = true;
-  log.info({ role, port: config.port, host: config.host, metricsPort: config.metricsPort, db: ctx.db.kind, redis: !!runtime.redis }, 'paygate ready');
+  log.info({ role, port: config.port, host: config.host, metricsPort: config.metricsPort, db: ctx.db.kind, redis: !!runtime.redis, tracing }, 'paygate ready');
 
   let endDrain: (() => void) | null = null;
   const shutdown = async (signal: string) => {
@@ -116,6 +120,8 @@ async function serve(config: Config, role: Role): Promise<void> {
       // Sends still in flight near the deadline are recorded as interrupted and resent elsewhere.
       await Promise.all(loops.map((l) => l.stop(Math.max(0, deadline - Date.now() - 1_000))));
       await runtime.close();
+      // The spans of the last requests and attempts are sent before the process ends.
+      await stopTracing().catch((err) => log.warn({ err: (err as Error).message }, 'spans not sent at shutdown'));
     } catch (err) {
       log.error({ err }, 'shutdown failed');
       process.exit(1);

@@ -19,6 +19,8 @@ import { removeStaleSpools } from './reconciliation/statements/index.js';
 import { lockDataDir } from './store/dataDirLock.js';
 import { parseAllowlist } from './callbacks/urlGuard.js';
 import { getSetting, putSettingIfAbsent } from './store/settings.js';
+import { sampleBacklogsOnScrape } from './services/backlogGauges.js';
+import { traceEmbeddedQueries } from './telemetry/index.js';
 
 /** Log lines waiting for stdout beyond this are dropped (and said so on stderr) rather than held in memory. */
 const LOG_BACKLOG_BYTES = 16 * 1024 * 1024;
@@ -62,8 +64,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   return destination ? pino(options, destination) : pino(options);
 }
 
-export async function openDatabase(config: Config): Promise<Db> {
-  if (config.databaseUrl) return openPg(config.databaseUrl, { max: config.databasePoolSize });
+export async function openDatabase(config: Config, opts: { onPoolWait?: (seconds: number) => void } = {}): Promise<Db> {
+  if (config.databaseUrl) return openPg(config.databaseUrl, { max: config.databasePoolSize, onPoolWait: opts.onPoolWait });
   mkdirSync(config.dataDir, { recursive: true });
   // One process per embedded database: a second would see only its own writes, and lose them.
   const lock = lockDataDir(config.dataDir);
@@ -74,7 +76,8 @@ export async function openDatabase(config: Config): Promise<Db> {
     lock.release();
     throw err;
   }
-  return {
+  // With tracing on, a span for each statement (pg's own instrumentation does not see PGlite).
+  return traceEmbeddedQueries({
     ...db,
     async close() {
       try {
@@ -83,7 +86,7 @@ export async function openDatabase(config: Config): Promise<Db> {
         lock.release();
       }
     },
-  };
+  });
 }
 
 /** MASTER_KEY from the environment, or (embedded mode) the one generated on first start and kept in DATA_DIR. */
@@ -136,7 +139,8 @@ export interface Runtime {
 
 export async function createRuntime(config: Config, opts: { clock: Clock; log?: Logger; db?: Db }): Promise<Runtime> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const db = opts.db ?? (await openDatabase(config));
+  const metrics = createMetrics({ defaults: true });
+  const db = opts.db ?? (await openDatabase(config, { onPoolWait: (s) => metrics.dbPoolWait.observe(s) }));
   await migrate(db);
   // A process killed while it read a statement leaves its temporary folder behind.
   const stale = await removeStaleSpools();
@@ -148,7 +152,6 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
   // ioredis is loaded only when Redis is configured: the embedded setup never needs it.
   const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
   if (redis) watchRedis(redis, log);
-  const metrics = createMetrics({ defaults: true });
   // Its own pool of the same size: statements' snapshots are connections of their own besides.
   const readDb = config.databaseReadUrl
     ? openReadReplica(db, openPg(config.databaseReadUrl, { max: config.databasePoolSize, applicationName: 'paygate read', connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS }), {
@@ -171,6 +174,7 @@ export async function createRuntime(config: Config, opts: { clock: Clock; log?: 
     adminTokenHash: admin.hash,
     callbackAllowlist: parseAllowlist(config.callbackAllowlist),
   };
+  sampleBacklogsOnScrape(ctx);
   return {
     ctx,
     redis,

@@ -15,6 +15,7 @@ import { alertPages, alertsNav } from '../alerts/pages.js';
 import { webRoutes } from '../web/routes.js';
 import { shareCompiledSchemas } from '../server/compiledSchemas.js';
 import { schemaErrorFormatter } from '../server/schemaErrors.js';
+import { activeTraceId } from '../telemetry/index.js';
 
 export type AppOptions = HealthOptions;
 
@@ -95,6 +96,13 @@ export function buildApp(ctx: Ctx, opts: AppOptions = {}): FastifyInstance {
     done();
   });
   app.addHook('onRequest', (req, reply, done) => {
+    // With tracing on, the request's span is open by now (@fastify/otel's hook runs first): its
+    // trace id becomes the request's, in the answer, the envelope and the log lines.
+    const traced = activeTraceId();
+    if (traced !== null && traced !== req.id) {
+      req.id = traced;
+      req.log = reply.log = ctx.log.child({ traceId: traced }) as FastifyBaseLogger;
+    }
     reply.header('X-Trace-Id', req.id).header('X-Content-Type-Options', 'nosniff');
     if (req.raw.httpVersion === '1.1' && !req.headers.host) return sendError(req, reply, 'VALIDATION_ERROR', 'an HTTP/1.1 request needs a Host header');
     if (!closing) return done();

@@ -8,6 +8,7 @@ import type { Ctx } from '../context.js';
 import type { DeskSecretCache } from '../deskSecrets.js';
 import { finishAttempts, SUPPRESSED_NO_URL, SUPPRESSED_OFF, type AttemptOutcome, type ClaimedEvent, type FinishedAttempt } from '../store/outbox.js';
 import { sendCallback, type SendResult } from './send.js';
+import { span } from '../telemetry/index.js';
 
 /** Spec: 8 attempts in all; attempts 2–8 are due 10, 20, 40, 80, 160, 320, 640 s after the previous one. */
 export const MAX_ATTEMPTS = 8;
@@ -25,7 +26,15 @@ export interface Sender {
  * off or the order has no callback URL, else sent signed with the desk's current secret (so a rotation
  * applies from the next attempt on). A retry after the last attempt is a failure.
  */
-export async function attemptDelivery(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
+export function attemptDelivery(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
+  return span('callback.attempt', { 'paygate.event.id': e.id, 'paygate.order.id': e.order_id, 'paygate.callback.event': e.event, 'paygate.callback.attempt': attempt }, async (s) => {
+    const made = await attemptOnce(ctx, sender, e, attempt);
+    s.set({ 'http.response.status_code': made.result.httpCode, 'paygate.callback.outcome': made.outcome, 'paygate.callback.error': made.result.error });
+    return made;
+  });
+}
+
+async function attemptOnce(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {
   if (e.callbacks_enabled === null || !e.callbacks_enabled || e.secret_enc === null) {
     return { result: { outcome: 'rejected', httpCode: null, response: null, error: SUPPRESSED_OFF }, outcome: 'suppressed' };
   }

@@ -81,48 +81,47 @@ async function readBounded(body: Dispatcher.ResponseData['body']): Promise<Buffe
   return Buffer.concat(chunks).subarray(0, RESPONSE_READ_LIMIT_BYTES);
 }
 
-/**
- * One delivery attempt: POST the exact body bytes, signed, and classify the answer per the
- * spec. Never throws for anything the receiver or the network does; the result says what
- * happened. Redirects are not followed (plain `request` with no redirect interceptor).
- */
-export async function sendCallback(input: SendCallbackInput): Promise<SendResult> {
-  const timeoutMs = input.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS;
+/** What a signed POST came to: the answer's status, an excerpt and `Retry-After`, or why there was none. */
+export interface PostResult {
+  httpCode: number | null;
+  response: string | null;
+  error: string | null;
+  /** The answer's `Retry-After` header as it came; null without one. */
+  retryAfter: string | null;
+  /** The host now resolves to a non-public address: nothing was sent. */
+  blocked: boolean;
+}
 
+/**
+ * POSTs the exact body bytes with the given headers through the pinned dispatcher, one deadline for
+ * the whole exchange (connect, headers, body). Never throws for anything the receiver or the
+ * network does; redirects are not followed (plain `request` with no redirect interceptor), and at
+ * most a few KiB of the answer are read.
+ */
+export async function postSigned(input: { url: string; body: Buffer; headers: Record<string, string>; dispatcher: Dispatcher; timeoutMs: number }): Promise<PostResult> {
+  const none = { httpCode: null, response: null, retryAfter: null, blocked: false };
   let url: URL;
   try {
     url = new URL(input.url);
   } catch {
-    return { outcome: 'rejected', httpCode: null, response: null, error: 'invalid callback URL' };
+    return { ...none, error: 'invalid URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { outcome: 'rejected', httpCode: null, response: null, error: `scheme ${url.protocol} is not allowed` };
-  }
-
-  const ts = String(input.ts);
-  const headers = {
-    'content-type': 'application/json; charset=utf-8',
-    'user-agent': CALLBACK_USER_AGENT,
-    'x-gate-ts': ts,
-    'x-gate-event-id': input.eventId,
-    'x-gate-sign': signMessage(input.secret, ts, input.eventId, input.body),
-  };
-
-  // One deadline for the whole exchange (connect, headers, body), which is what "no answer
-  // within 15 seconds" means to the merchant; undici's own timeouts are per phase.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ...none, error: `scheme ${url.protocol} is not allowed` };
+  const timeoutMs = input.timeoutMs;
+  // One deadline for the whole exchange, which is what "no answer within 15 seconds" means to the
+  // merchant; undici's own timeouts are per phase.
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort(new Error(`no answer within ${timeoutMs} ms`));
   }, timeoutMs);
-
   try {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
         method: 'POST',
-        headers,
+        headers: input.headers,
         body: input.body,
         dispatcher: input.dispatcher,
         signal: controller.signal,
@@ -130,22 +129,40 @@ export async function sendCallback(input: SendCallbackInput): Promise<SendResult
         bodyTimeout: timeoutMs,
       });
     } catch (err) {
-      if (isBlockedAddressError(err)) {
-        // The host now points at a non-public address: it stops receiving callbacks.
-        return { outcome: 'rejected', httpCode: null, response: null, error: 'blocked address' };
-      }
+      // The host now points at a non-public address: nothing is sent to it.
+      if (isBlockedAddressError(err)) return { ...none, error: 'blocked address', blocked: true };
       const code = (err as { code?: unknown } | null)?.code;
-      if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT') {
-        return { outcome: 'retry', httpCode: null, response: null, error: `no answer within ${timeoutMs} ms` };
-      }
-      return { outcome: 'retry', httpCode: null, response: null, error: describeError(err) };
+      if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT') return { ...none, error: `no answer within ${timeoutMs} ms` };
+      return { ...none, error: describeError(err) };
     }
-
-    const status = response.statusCode;
+    const ra = response.headers['retry-after'];
     const body = await readBounded(response.body);
     // The status code tells the whole story of an answer; `error` is kept for attempts without one.
-    return { outcome: classifyStatus(status), httpCode: status, response: excerpt(body), error: null };
+    return { httpCode: response.statusCode, response: excerpt(body), error: null, retryAfter: typeof ra === 'string' ? ra : null, blocked: false };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** One callback attempt: POST the exact body bytes, signed with `X-Gate-*`, and classify the answer per the spec. */
+export async function sendCallback(input: SendCallbackInput): Promise<SendResult> {
+  const ts = String(input.ts);
+  const r = await postSigned({
+    url: input.url,
+    body: input.body,
+    dispatcher: input.dispatcher,
+    timeoutMs: input.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': CALLBACK_USER_AGENT,
+      'x-gate-ts': ts,
+      'x-gate-event-id': input.eventId,
+      'x-gate-sign': signMessage(input.secret, ts, input.eventId, input.body),
+    },
+  });
+  if (r.httpCode !== null) return { outcome: classifyStatus(r.httpCode), httpCode: r.httpCode, response: r.response, error: null };
+  if (r.error === 'invalid URL') return { outcome: 'rejected', httpCode: null, response: null, error: 'invalid callback URL' };
+  // A blocked host stops receiving callbacks; a bad scheme is final too; anything else is retried.
+  const final = r.blocked || r.error?.startsWith('scheme ');
+  return { outcome: final ? 'rejected' : 'retry', httpCode: null, response: null, error: r.error };
 }

@@ -75,6 +75,9 @@ export const ERROR_STATUS = {
   TEMPLATE_BUILT_IN: 409,
   // alerts: the channels they are sent to
   ALERT_CHANNEL_NOT_FOUND: 404,
+  // webhook endpoints (Standard Webhooks)
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 409,
   // withdrawal requests and their payout destinations
   WITHDRAWAL_NOT_FOUND: 404,
   WITHDRAWAL_ALREADY_DECIDED: 409,

@@ -142,7 +142,10 @@ export interface Reading {
 
 /** What `t` reads of a message, or null when its sender or its pattern does not match. */
 export function readWith(t: TemplateSpec, sender: string, text: string): Reading | null {
-  if (t.sender !== null && !compile(t.sender).matcher(sender).find()) return null;
+  // `test` asks for no groups and runs on re2's DFA, several times faster than a search with
+  // groups: most templates do not match a given text, and only the one that does is searched again.
+  if (t.sender !== null && !compile(t.sender).test(sender)) return null;
+  if (!compile(t.pattern).test(text)) return null;
   const m = compile(t.pattern).matcher(text);
   if (!m.find()) return null;
   const fields: Partial<Record<TemplateField, string>> = {};
@@ -167,6 +170,80 @@ export function readWith(t: TemplateSpec, sender: string, text: string): Reading
 /** Every reading of a text, templates in the order given (the first is the one that counts). */
 export function readAll(templates: readonly TemplateSpec[], sender: string, text: string): Reading[] {
   return templates.flatMap((t) => readWith(t, sender, text) ?? []);
+}
+
+/** The reading that counts: the first template's that reads the text, or none (what a message becomes; the preview shows them all). */
+export function readFirst(templates: readonly TemplateSpec[], sender: string, text: string): Reading[] {
+  for (let start = 0; start < templates.length; start += BLOCK) {
+    const block = templates.slice(start, start + BLOCK);
+    // A block none of whose text patterns matches is passed over with one search of their union.
+    if (!mayMatch(block, text)) continue;
+    for (const t of block) {
+      const r = readWith(t, sender, text);
+      if (r) return [r];
+    }
+  }
+  return [];
+}
+
+/**
+ * Templates are tried in blocks of this many: one search of a block's patterns together (re2's
+ * DFA, no groups) rules out the whole block for most texts, where trying each costs a search each.
+ */
+const BLOCK = 25;
+const unions = new Map<string, RE2JS | null>();
+
+/** False only when no text pattern of the block can match (then none of its templates reads the text). */
+function mayMatch(block: readonly TemplateSpec[], text: string): boolean {
+  const key = block.map((t) => t.pattern).join('\u0001');
+  let union = unions.get(key);
+  if (union === undefined) {
+    try {
+      union = RE2JS.compile(block.map((t) => `(?:${unnamed(t.pattern)})`).join('|'), RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL);
+    } catch {
+      union = null; // too large a program together: each is tried alone
+    }
+    if (unions.size > 200) unions.clear();
+    unions.set(key, union);
+  }
+  return union === null || union.test(text);
+}
+
+/** A pattern with its named groups made plain groups (two patterns may name the same field), escapes and classes respected. */
+export function unnamed(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      // A `]` first in a class (or after `^`) is a member, not its end.
+      out += c;
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') out += pattern[++i];
+      continue;
+    }
+    if (c === '(') {
+      const named = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(pattern.slice(i, i + 40));
+      if (named) {
+        out += '(?:';
+        i += named[0].length - 1;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
 }
 
 /** Amount written the banks' ways, for the built-in patterns: digits with spaces, dots, commas or apostrophes. */

@@ -6,6 +6,7 @@ import { registerHealthRoutes, type HealthOptions } from './health.js';
 import { gatewayAuthHook } from './gatewayAuth.js';
 import { adminAuthHook } from './adminAuth.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { webhookEndpointRoutes } from './routes/webhookEndpoints.js';
 import { adminRoutes } from './routes/admin.js';
 import { payRoutes } from './routes/pay.js';
 import { providerRoutes } from './routes/providers.js';
@@ -30,6 +31,7 @@ export async function apiRoutes(root: FastifyInstance, ctx: Ctx, opts: HealthOpt
       gw.addHook('preValidation', gatewayAuthHook(ctx));
       gw.addHook('preValidation', parseJsonBodyHook());
       await gw.register(gatewayRoutes(ctx));
+      await gw.register(webhookEndpointRoutes(ctx));
     },
     { prefix: '/gw/v1' },
   );

@@ -58,6 +58,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'appeals', description: 'appeals on orders that were paid but closed' },
         { name: 'desk', description: 'what the cash desk can accept, at which rates, and the balance' },
         { name: 'events', description: 'the recovery feed of every event sent as a callback' },
+        { name: 'webhooks', description: 'webhook endpoints of the merchant: Standard Webhooks deliveries of its desks\' events, each endpoint with its own secret' },
         { name: 'payment page', description: 'unsigned data of the hosted payment page, rate limited per client IP' },
         { name: 'operators', description: 'the operator API: bearer token' },
         { name: 'providers', description: 'inbound events of external providers, signed like callbacks' },

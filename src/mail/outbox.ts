@@ -15,6 +15,7 @@ export type MailContent =
       kind: 'withdrawal-requested' | 'withdrawal-paid' | 'withdrawal-rejected';
       data: { merchantName: string; requestId: string; amountUsd: string; destination: string; reference?: string; reason?: string; cabinetUrl: string };
     }
+  | { kind: 'webhook-disabled'; data: { merchantName: string; url: string; reason: string; cabinetUrl: string } }
   | { kind: 'alert'; data: { event: 'raised' | 'resolved'; alertKind: AlertMailKind; subject: string; summary: string; at: string; link: string } };
 
 /** The kinds of alert (src/alerts), named in the alert mail in the reader's language. */

@@ -21,6 +21,7 @@ const KINDS: Record<MailKind, true> = {
   'withdrawal-requested': true,
   'withdrawal-paid': true,
   'withdrawal-rejected': true,
+  'webhook-disabled': true,
   alert: true,
 };
 /** Every kind of mail, for the tests and the back office's list. */
@@ -41,6 +42,7 @@ interface Vars {
   'withdrawal-requested': Withdrawal;
   'withdrawal-paid': Withdrawal & { reference: string | null };
   'withdrawal-rejected': Withdrawal & { reason: string | null };
+  'webhook-disabled': { merchant: string; url: string; reason: string };
   alert: { raised: boolean; what: string; subject: string; summary: string; at: string };
 }
 
@@ -113,6 +115,11 @@ const en: MailWords = {
       lines: [`The withdrawal of ${v.amount} of ${v.merchant} to ${v.destination} was rejected (request ${v.id}).`, v.reason ? `Reason: ${v.reason}` : null, 'The held amount is back on your balance.'],
       button: 'See the request',
     }),
+    'webhook-disabled': (v) => ({
+      subject: `Webhook endpoint disabled: ${v.url}`,
+      lines: [`We stopped sending events of ${v.merchant} to the webhook endpoint ${v.url}.`, `Reason: ${v.reason}`, `Events that arrive while it is disabled are not sent. Fix the receiver, enable the endpoint again and recover the events since it stopped.`],
+      button: 'Open the webhook endpoints',
+    }),
     alert: (v) => ({
       subject: `${v.raised ? 'Alert' : 'Resolved'}: ${v.what} (${v.subject})`,
       lines: [v.raised ? `Raised at ${v.at}: ${v.what}, ${v.subject}.` : `Resolved at ${v.at}: ${v.what}, ${v.subject}.`, v.summary],
@@ -168,6 +175,11 @@ const ru: MailWords = {
       subject: `Запрос на вывод ${v.amount} отклонён`,
       lines: [`Вывод ${v.amount} для ${v.merchant} на ${v.destination} отклонён (запрос ${v.id}).`, v.reason ? `Причина: ${v.reason}` : null, 'Удержанная сумма вернулась на баланс.'],
       button: 'Открыть запрос',
+    }),
+    'webhook-disabled': (v) => ({
+      subject: `Вебхук-эндпоинт отключён: ${v.url}`,
+      lines: [`Мы перестали отправлять события ${v.merchant} на вебхук-эндпоинт ${v.url}.`, `Причина: ${v.reason}`, `События, пришедшие, пока он отключён, не отправляются. Исправьте приёмник, включите эндпоинт снова и восстановите события с момента остановки.`],
+      button: 'Открыть вебхук-эндпоинты',
     }),
     alert: (v) => ({
       subject: `${v.raised ? 'Тревога' : 'Снято'}: ${v.what} (${v.subject})`,
@@ -225,6 +237,11 @@ const hi: MailWords = {
       lines: [`${v.merchant} के लिए ${v.destination} पर ${v.amount} की निकासी अस्वीकार कर दी गई है (अनुरोध ${v.id})।`, v.reason ? `कारण: ${v.reason}` : null, 'रोकी गई राशि आपके बैलेंस पर वापस आ गई है।'],
       button: 'अनुरोध देखें',
     }),
+    'webhook-disabled': (v) => ({
+      subject: `वेबहुक एंडपॉइंट बंद किया गया: ${v.url}`,
+      lines: [`हमने ${v.merchant} की घटनाएँ वेबहुक एंडपॉइंट ${v.url} पर भेजना बंद कर दिया है।`, `कारण: ${v.reason}`, `बंद रहने के दौरान आई घटनाएँ नहीं भेजी जातीं। रिसीवर ठीक करें, एंडपॉइंट फिर से चालू करें और रुकने के समय से घटनाएँ पुनः प्राप्त करें।`],
+      button: 'वेबहुक एंडपॉइंट खोलें',
+    }),
     alert: (v) => ({
       subject: `${v.raised ? 'चेतावनी' : 'सुलझ गई'}: ${v.what} (${v.subject})`,
       lines: [v.raised ? `${v.at} पर उठाई गई: ${v.what}, ${v.subject}.` : `${v.at} पर सुलझी: ${v.what}, ${v.subject}.`, v.summary],
@@ -280,6 +297,11 @@ const tr: MailWords = {
       subject: `${v.amount} tutarındaki çekim talebi reddedildi`,
       lines: [`${v.merchant} için ${v.amount} tutarındaki çekim talebi reddedildi; alıcı: ${v.destination} (talep ${v.id}).`, v.reason ? `Gerekçe: ${v.reason}` : null, 'Bloke edilen tutar bakiyenize geri döndü.'],
       button: 'Talebi görüntüle',
+    }),
+    'webhook-disabled': (v) => ({
+      subject: `Webhook uç noktası devre dışı: ${v.url}`,
+      lines: [`${v.merchant} olaylarını ${v.url} webhook uç noktasına göndermeyi durdurduk.`, `Neden: ${v.reason}`, `Devre dışıyken gelen olaylar gönderilmez. Alıcıyı düzeltin, uç noktayı yeniden etkinleştirin ve durduğu andan bu yana olayları kurtarın.`],
+      button: 'Webhook uç noktalarını aç',
     }),
     alert: (v) => ({
       subject: `${v.raised ? 'Uyarı' : 'Çözüldü'}: ${v.what} (${v.subject})`,
@@ -337,6 +359,11 @@ const ko: MailWords = {
       lines: [`${v.merchant}의 ${v.amount} 출금 요청이 거절되었습니다. 받는 곳: ${v.destination} (요청 ${v.id}).`, v.reason ? `사유: ${v.reason}` : null, '보류된 금액은 잔액으로 돌아갔습니다.'],
       button: '요청 보기',
     }),
+    'webhook-disabled': (v) => ({
+      subject: `웹훅 엔드포인트가 비활성화됨: ${v.url}`,
+      lines: [`${v.merchant}의 이벤트를 웹훅 엔드포인트 ${v.url}(으)로 보내는 것을 중단했습니다.`, `사유: ${v.reason}`, `비활성화된 동안 발생한 이벤트는 전송되지 않습니다. 수신기를 고친 뒤 엔드포인트를 다시 활성화하고, 중단된 시점 이후의 이벤트를 복구하세요.`],
+      button: '웹훅 엔드포인트 열기',
+    }),
     alert: (v) => ({
       subject: `${v.raised ? '경보' : '해제'}: ${v.what} (${v.subject})`,
       lines: [v.raised ? `${v.at}에 발생: ${v.what}, ${v.subject}.` : `${v.at}에 해제: ${v.what}, ${v.subject}.`, v.summary],
@@ -392,6 +419,11 @@ const kk: MailWords = {
       subject: `${v.amount} шығаруға сұрау қабылданбады`,
       lines: [`${v.merchant} үшін ${v.amount} шығаруға сұрау қабылданбады; алушы: ${v.destination} (сұрау ${v.id}).`, v.reason ? `Себебі: ${v.reason}` : null, 'Ұсталған сома балансыңызға қайтарылды.'],
       button: 'Сұрауды ашу',
+    }),
+    'webhook-disabled': (v) => ({
+      subject: `Вебхук эндпоинті өшірілді: ${v.url}`,
+      lines: [`${v.merchant} оқиғаларын ${v.url} вебхук эндпоинтіне жіберуді тоқтаттық.`, `Себебі: ${v.reason}`, `Өшірулі кезде келген оқиғалар жіберілмейді. Қабылдағышты түзетіп, эндпоинтті қайта қосыңыз да, тоқтаған сәттен бергі оқиғаларды қалпына келтіріңіз.`],
+      button: 'Вебхук эндпоинттерін ашу',
     }),
     alert: (v) => ({
       subject: `${v.raised ? 'Дабыл' : 'Шешілді'}: ${v.what} (${v.subject})`,
@@ -449,6 +481,11 @@ const uz: MailWords = {
       lines: [`${v.merchant} uchun ${v.amount} yechib olish soʻrovi rad etildi; qabul qiluvchi: ${v.destination} (soʻrov ${v.id}).`, v.reason ? `Sabab: ${v.reason}` : null, 'Ushlab turilgan summa balansingizga qaytarildi.'],
       button: 'Soʻrovni koʻrish',
     }),
+    'webhook-disabled': (v) => ({
+      subject: `Vebxuk manzili o‘chirildi: ${v.url}`,
+      lines: [`${v.merchant} hodisalarini ${v.url} vebxuk manziliga yuborishni to‘xtatdik.`, `Sabab: ${v.reason}`, `O‘chirilgan paytda kelgan hodisalar yuborilmaydi. Qabul qiluvchini tuzating, manzilni qayta yoqing va to‘xtagan paytdan beri hodisalarni tiklang.`],
+      button: 'Vebxuk manzillarini ochish',
+    }),
     alert: (v) => ({
       subject: `${v.raised ? 'Ogohlantirish' : 'Hal qilindi'}: ${v.what} (${v.subject})`,
       lines: [v.raised ? `${v.at} da ko‘tarildi: ${v.what}, ${v.subject}.` : `${v.at} da hal qilindi: ${v.what}, ${v.subject}.`, v.summary],
@@ -504,6 +541,11 @@ const az: MailWords = {
       subject: `${v.amount} çıxarış sorğusu rədd edildi`,
       lines: [`${v.merchant} üçün ${v.amount} çıxarış sorğusu rədd edildi; alıcı: ${v.destination} (sorğu ${v.id}).`, v.reason ? `Səbəb: ${v.reason}` : null, 'Saxlanılan məbləğ balansınıza qaytarıldı.'],
       button: 'Sorğuya bax',
+    }),
+    'webhook-disabled': (v) => ({
+      subject: `Vebhuk son nöqtəsi söndürüldü: ${v.url}`,
+      lines: [`${v.merchant} hadisələrini ${v.url} vebhuk son nöqtəsinə göndərməyi dayandırdıq.`, `Səbəb: ${v.reason}`, `Söndürülü olarkən gələn hadisələr göndərilmir. Qəbuledicini düzəldin, son nöqtəni yenidən yandırın və dayandığı andan bəri hadisələri bərpa edin.`],
+      button: 'Vebhuk son nöqtələrini aç',
     }),
     alert: (v) => ({
       subject: `${v.raised ? 'Xəbərdarlıq' : 'Həll olundu'}: ${v.what} (${v.subject})`,
@@ -584,6 +626,8 @@ function partsOf(w: MailWords, lang: MailLang, kind: string, data: Record<string
       return { parts: w.mails['withdrawal-paid']({ ...withdrawal(), reference: optional(data, 'reference') }), link: linkOf(data, 'cabinetUrl') };
     case 'withdrawal-rejected':
       return { parts: w.mails['withdrawal-rejected']({ ...withdrawal(), reason: optional(data, 'reason') }), link: linkOf(data, 'cabinetUrl') };
+    case 'webhook-disabled':
+      return { parts: w.mails['webhook-disabled']({ merchant: field(data, 'merchantName'), url: field(data, 'url'), reason: field(data, 'reason') }), link: linkOf(data, 'cabinetUrl') };
     case 'alert': {
       const event = field(data, 'event');
       if (event !== 'raised' && event !== 'resolved') throw new MailTemplateError(`unknown alert event ${event}`);

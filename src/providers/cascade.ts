@@ -7,6 +7,7 @@ import type { ProviderRow } from '../store/providers.js';
 import { loadProviderViews } from './catalog.js';
 import type { IssueRequest } from './httpConnector.js';
 import { providerKind } from './registry.js';
+import { span } from '../telemetry/index.js';
 
 /** Spec timing: each provider has 10 s to answer; the whole cascade has 160 s. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
@@ -104,7 +105,13 @@ export async function runCascade(ctx: Ctx, o: CascadeOrder, opts: CascadeOptions
     // The cap and breaker checks above take time too; the provider gets what is left after them.
     const left = deadline - ctx.clock.now();
     if (left <= 0) break;
-    const outcome = await kind.issue(ctx, p, o, { timeoutMs: providerTimeoutMs, budgetMs: left });
+    const started = performance.now();
+    const outcome = await span('provider.issue', { 'paygate.provider.id': p.id, 'paygate.provider.kind': p.kind, 'paygate.order.id': o.orderId }, async (s) => {
+      const out = await kind.issue(ctx, p, o, { timeoutMs: providerTimeoutMs, budgetMs: left });
+      s.set({ 'paygate.provider.outcome': out.kind, 'paygate.provider.reason': out.kind === 'issued' ? null : out.reason });
+      return out;
+    });
+    ctx.metrics.providerIssueDuration.observe({ provider: p.id, outcome: outcome.kind }, (performance.now() - started) / 1000);
     if (kind.scored && (outcome.kind === 'issued' || (outcome.kind === 'failed' && outcome.scored))) {
       await score(ctx, p, o, outcome.kind === 'issued');
     }

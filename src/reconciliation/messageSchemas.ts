@@ -28,6 +28,13 @@ export const Device = Type.Object(
   },
   { title: 'Device' },
 );
+export const DeviceWithKey = Type.Object(
+  {
+    ...Device.properties,
+    signingKey: str('`dsk_…`: the key a forwarding app on the phone signs its deliveries with (type it into the app\'s settings); shown in this answer only'),
+  },
+  { title: 'DeviceWithSigningKey' },
+);
 export const CreateDeviceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), requisiteIds: RequisiteIds }, { title: 'CreateDeviceRequest', additionalProperties: false });
 export const PatchDeviceBody = Type.Object({ name: opt(Type.String({ minLength: 1, maxLength: 100 })), requisiteIds: opt(RequisiteIds) }, { title: 'PatchDeviceRequest', additionalProperties: false });
 export const DeviceIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: '`dev_` id' }) });
@@ -166,3 +173,15 @@ export const UnreadMessage = Type.Object(
   { title: 'DeviceMessage' },
 );
 export const ListUnreadQuery = Type.Object({ limit: opt(Type.Integer({ minimum: 1, maximum: 500, description: 'at most this many; 100 by default' })) });
+
+// ---- the forwarding app's webhooks
+
+export const AppDeliveryResult = Type.Object(
+  {
+    event: str('the app\'s event, as sent'),
+    outcome: Type.Unsafe<string>({ type: 'string', enum: ['message', 'heartbeat', 'ignored'], description: '`message`: an SMS read as the device\'s message; `heartbeat`: `system:ping`; `ignored`: another event of the app (the device is heard from all the same)' }),
+    message: Nullable(MessagesResult.properties.messages.items),
+    device: Device,
+  },
+  { title: 'ForwardingAppDeliveryResult' },
+);

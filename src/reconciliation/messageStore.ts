@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../store/db.js';
 
-export { DEVICE, type DeviceRow, type DeviceState, markDevicesSilent, requisitesOfSilentDevices, silentDevices } from '../store/devices.js';
+export { closeSilence, DEVICE, type DeviceRow, type DeviceState, markDevicesSilent, requisitesOfSilentDevices, silencesOverlapping, silentDevices } from '../store/devices.js';
 import { DEVICE, type DeviceRow } from '../store/devices.js';
 
 export async function insertDevice(q: Queryable, d: { id: string; providerId: string; name: string; requisiteIds: readonly string[]; at: Date }): Promise<void> {
@@ -18,6 +18,17 @@ export async function setDeviceRequisites(q: Queryable, deviceId: string, requis
   if (requisiteIds.length) {
     await q.query('INSERT INTO device_requisites (device_id, requisite_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [deviceId, [...requisiteIds]]);
   }
+}
+
+/** The device's signing key for a forwarding app, sealed; the old one fails at once. */
+export async function setDeviceSigningKey(q: Queryable, id: string, sealed: string, at: Date): Promise<void> {
+  await q.query('UPDATE devices SET signing_key_enc = $2, updated_at = $3 WHERE id = $1', [id, sealed, at]);
+}
+
+/** A device of this provider with its sealed signing key (null: none issued), or null when the provider has no such device. */
+export async function deviceSigningKey(q: Queryable, providerId: string, deviceId: string): Promise<{ sealed: string | null } | null> {
+  const { rows } = await q.query<{ signing_key_enc: string | null }>('SELECT signing_key_enc FROM devices WHERE id = $1 AND provider_id = $2', [deviceId, providerId]);
+  return rows[0] ? { sealed: rows[0].signing_key_enc } : null;
 }
 
 export async function updateDeviceName(q: Queryable, id: string, name: string, at: Date): Promise<void> {
@@ -46,15 +57,15 @@ export async function requisitesOfProvider(q: Queryable, providerId: string, ids
  * order), and a silent device becomes active. Answers the device as it was before when it was
  * silent (to audit its return), else null; null also for a device the provider does not have.
  */
-export async function markDeviceSeen(q: Queryable, providerId: string, deviceId: string, at: Date): Promise<{ known: boolean; wasSilent: boolean }> {
-  const { rows } = await q.query<{ was_silent: boolean }>(
+export async function markDeviceSeen(q: Queryable, providerId: string, deviceId: string, at: Date): Promise<{ known: boolean; wasSilent: boolean; heardBefore: Date | null }> {
+  const { rows } = await q.query<{ was_silent: boolean; heard_before: Date }>(
     `UPDATE devices d SET last_seen_at = GREATEST(COALESCE(d.last_seen_at, $3), $3), state = 'active', updated_at = $3
-       FROM (SELECT id, state AS old_state FROM devices WHERE id = $2 AND provider_id = $1 FOR UPDATE) o
+       FROM (SELECT id, state AS old_state, COALESCE(last_seen_at, created_at) AS heard_before FROM devices WHERE id = $2 AND provider_id = $1 FOR UPDATE) o
       WHERE d.id = o.id
-      RETURNING o.old_state = 'silent' AS was_silent`,
+      RETURNING o.old_state = 'silent' AS was_silent, o.heard_before`,
     [providerId, deviceId, at],
   );
-  return { known: rows.length === 1, wasSilent: rows[0]?.was_silent ?? false };
+  return { known: rows.length === 1, wasSilent: rows[0]?.was_silent ?? false, heardBefore: rows[0]?.heard_before ?? null };
 }
 
 /** The accounts (as stored) and currency of a device's requisites, to credit a text that shows no account. */

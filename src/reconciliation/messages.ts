@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { isIsoCurrency } from '../domain/catalogue.js';
 import { AppError } from '../domain/errors.js';
-import { BUILT_IN_TEMPLATES, MESSAGE_TEXT_MAX, patternProblem, readAll, type Reading, type TemplateKind, type TemplateSpec } from '../domain/messageText.js';
+import { BUILT_IN_TEMPLATES, MESSAGE_TEXT_MAX, patternProblem, readAll, readFirst, type Reading, type TemplateKind, type TemplateSpec } from '../domain/messageText.js';
 import { isoSeconds } from '../domain/time.js';
 import { newHistoryId } from '../ids.js';
 import { verifySignedHeaders } from '../providers/providerMessages.js';
@@ -61,22 +61,47 @@ async function checkRequisiteIds(q: Queryable, providerId: string, v: unknown): 
   return ids;
 }
 
-async function viewsOf(ctx: Ctx, providerId: string, rows: ms.DeviceRow[]): Promise<DeviceView[]> {
+export async function viewsOf(ctx: Ctx, providerId: string, rows: ms.DeviceRow[]): Promise<DeviceView[]> {
   const now = ctx.clock.now();
   const counts = await ms.deviceMessageCounts(ctx.db, providerId, utcDay(now).start);
   return rows.map((d) => deviceView(d, now, silenceMs(ctx), counts.get(d.id)));
 }
 
-/** `POST /admin/v1/providers/{id}/devices`: a phone that forwards the messages of these requisites; silent from the start until heard from within the silence. */
-export async function createDevice(ctx: Ctx, providerId: string, input: { name: unknown; requisiteIds: unknown }): Promise<DeviceView> {
+/**
+ * A device's own signing key, for a forwarding app on the phone that signs its deliveries itself
+ * (phoneApp.ts): `dsk_` and 32 characters a person can type into the app's settings, 192 bits.
+ */
+export function newDeviceSigningKey(): string {
+  return `dsk_${randomBytes(24).toString('base64url')}`;
+}
+
+export type DeviceWithKey = DeviceView & { signingKey: string };
+
+/** `POST /admin/v1/providers/{id}/devices`: a phone that forwards the messages of these requisites; silent from the start until heard from within the silence. Its signing key is in this answer only. */
+export async function createDevice(ctx: Ctx, providerId: string, input: { name: unknown; requisiteIds: unknown }): Promise<DeviceWithKey> {
   return ctx.db.tx(async (q) => {
     const provider = await poolProvider(q, providerId);
     const name = deviceName(input.name);
     const requisiteIds = await checkRequisiteIds(q, provider.id, input.requisiteIds);
     const at = new Date(ctx.clock.now());
     const id = newHistoryId('dev', at.getTime());
+    const signingKey = newDeviceSigningKey();
     await ms.insertDevice(q, { id, providerId: provider.id, name, requisiteIds, at });
-    return deviceView((await ms.getDevice(q, id))!, at.getTime(), silenceMs(ctx));
+    await ms.setDeviceSigningKey(q, id, ctx.box.seal(signingKey), at);
+    return { ...deviceView((await ms.getDevice(q, id))!, at.getTime(), silenceMs(ctx)), signingKey };
+  });
+}
+
+/** `POST /admin/v1/devices/{id}/signing-key`: a new signing key, in this answer only; the old one fails at once. */
+export async function rotateDeviceSigningKey(ctx: Ctx, id: string): Promise<DeviceWithKey> {
+  return ctx.db.tx(async (q) => {
+    const d = await ms.getDevice(q, id);
+    if (!d) throw new AppError('DEVICE_NOT_FOUND', `no device ${id}`);
+    const at = new Date(ctx.clock.now());
+    const signingKey = newDeviceSigningKey();
+    await ms.setDeviceSigningKey(q, id, ctx.box.seal(signingKey), at);
+    const counts = await ms.deviceMessageCounts(q, d.provider_id, utcDay(at.getTime()).start);
+    return { ...deviceView((await ms.getDevice(q, id))!, at.getTime(), silenceMs(ctx), counts.get(id)), signingKey };
   });
 }
 
@@ -99,7 +124,7 @@ export async function patchDevice(ctx: Ctx, id: string, input: { name?: unknown;
 }
 
 /** A device heard from now: its sighting moves on, and a return from silence is audited (its requisites take orders again). */
-async function heardFrom(q: Queryable, ctx: Ctx, providerId: string, deviceIds: readonly string[]): Promise<Set<string>> {
+export async function heardFrom(q: Queryable, ctx: Ctx, providerId: string, deviceIds: readonly string[]): Promise<Set<string>> {
   const at = new Date(ctx.clock.now());
   const known = new Set<string>();
   const back: string[] = [];
@@ -108,6 +133,10 @@ async function heardFrom(q: Queryable, ctx: Ctx, providerId: string, deviceIds: 
     const seen = await ms.markDeviceSeen(q, providerId, id, at);
     if (seen.known) known.add(id);
     if (seen.wasSilent) back.push(id);
+    // Silent since its last sighting plus the silence, whether or not the watch came by meanwhile: the day report's record.
+    if (seen.heardBefore && at.getTime() - seen.heardBefore.getTime() > silenceMs(ctx)) {
+      await ms.closeSilence(q, { id, providerId, startedAt: new Date(seen.heardBefore.getTime() + silenceMs(ctx)), at });
+    }
   }
   await insertAuditEntries(q, back.map((id) => ({ at, actor: 'device-watch', action: 'device.heard', objectId: id, outcome: 'ok', detail: 'heard from again: its requisites take new orders' })));
   return known;
@@ -165,7 +194,7 @@ const MESSAGE_FIELDS = new Set(['id', 'deviceId', 'sender', 'text', 'receivedAt'
 /** Characters as people count them (an emoji is one), so a 2,000-character text of any script fits. */
 const codePoints = (s: string) => [...s].length;
 
-function field(v: unknown, at: string, max: number): string {
+export function field(v: unknown, at: string, max: number): string {
   if (typeof v !== 'string' || v.length === 0 || codePoints(v) > max) throw new AppError('VALIDATION_ERROR', `${at}: must be a string of 1 to ${max} characters`);
   if (v.includes('\0')) throw new AppError('VALIDATION_ERROR', `${at}: must not contain NUL`);
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v)) throw new AppError('VALIDATION_ERROR', `${at}: has a lone surrogate`);
@@ -276,7 +305,15 @@ export async function receiveMessages(ctx: Ctx, providerId: string, headers: Rec
     if (err instanceof AppError) return { ok: false, code: 'VALIDATION_ERROR', detail: err.detail ?? 'bad body' };
     throw err;
   }
-  const pid = auth.providerId;
+  return { ok: true, value: await readMessages(ctx, auth.providerId, items) };
+}
+
+/**
+ * Messages already authenticated and checked, read in one transaction: every device named heard
+ * from, each message read, its credits recorded and matched together and every message kept. Also
+ * what the forwarding app's deliveries come to (phoneApp.ts).
+ */
+export async function readMessages(ctx: Ctx, pid: string, items: MessageInput[]): Promise<MessageAnswer[]> {
   const answers = await txWithRetry(ctx, async (q) => {
     const nowMs = ctx.clock.now();
     const at = new Date(nowMs);
@@ -292,7 +329,7 @@ export async function receiveMessages(ctx: Ctx, providerId: string, headers: Rec
       const key = `${m.id}\u0000${m.textSha256}`;
       if (before.has(key) || firstOf.has(key)) return null;
       firstOf.set(key, i);
-      return judge(m, known.has(m.deviceId), readAll(templates, m.sender, m.text), requisitesOf.get(m.deviceId) ?? [], nowMs);
+      return judge(m, known.has(m.deviceId), readFirst(templates, m.sender, m.text), requisitesOf.get(m.deviceId) ?? [], nowMs);
     });
     const creditIdx = verdicts.flatMap((v, i) => (v?.outcome === 'credit' ? [i] : []));
     const recorded = await recordItems(q, ctx, pid, creditIdx.map((i) => (verdicts[i] as Extract<Verdict, { outcome: 'credit' }>).credit), 'device');
@@ -335,7 +372,7 @@ export async function receiveMessages(ctx: Ctx, providerId: string, headers: Rec
     });
   });
   ctx.log.info({ providerId: pid, messages: items.length, credits: answers.filter((a) => a.outcome === 'credit' && !a.duplicate).length, unread: answers.filter((a) => a.outcome === 'unread').length }, 'device messages received');
-  return { ok: true, value: answers };
+  return answers;
 }
 
 export function messageView(m: ms.MessageRow) {

@@ -18,7 +18,8 @@ import { openMerchantStatement } from '../services/merchantStatements.js';
 import { sendStatementJson } from './merchantStatementBody.js';
 import { reconciliationReport } from './reports.js';
 import { createRequisite, listRequisites, patchRequisite } from './requisites.js';
-import { createDevice, createTemplate, getTemplateView, listDeviceViews, listTemplateViews, listUnread, patchDevice, patchTemplate, receiveHeartbeat, receiveMessages, tryTemplates } from './messages.js';
+import { createDevice, createTemplate, getTemplateView, listDeviceViews, listTemplateViews, listUnread, patchDevice, patchTemplate, receiveHeartbeat, receiveMessages, rotateDeviceSigningKey, tryTemplates } from './messages.js';
+import { APP_MAX_SKEW_SEC, APP_PATH, precheckAppDelivery, receiveAppDelivery } from './phoneApp.js';
 import * as M from './messageSchemas.js';
 import * as S from './schemas.js';
 import { STATEMENT_MAX_BYTES } from './statements/types.js';
@@ -117,8 +118,11 @@ function adminJsonRoutes(ctx: Ctx): FastifyPluginAsyncTypebox {
     );
 
     // ---- device messages: devices, templates, the unread queue
-    admin.post('/providers/:id/devices', { schema: doc({ id: 'createDevice', summary: 'Add a phone that forwards a pool\'s bank messages for some of its requisites', params: providerId, body: M.CreateDeviceBody, ok: M.Device, status: 201, errors: ['PROVIDER_NOT_FOUND', 'REQUISITE_NOT_FOUND'] }) }, async (req, reply) =>
+    admin.post('/providers/:id/devices', { schema: doc({ id: 'createDevice', summary: 'Add a phone that forwards a pool\'s bank messages for some of its requisites', description: 'The answer carries the device\'s `signingKey`, for a forwarding app that signs its deliveries itself; it is shown this once.', params: providerId, body: M.CreateDeviceBody, ok: M.DeviceWithKey, status: 201, errors: ['PROVIDER_NOT_FOUND', 'REQUISITE_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await act(req, 'device.create', null, (c) => createDevice(c, req.params.id, req.body), (r) => r.id), 201),
+    );
+    admin.post('/devices/:id/signing-key', { schema: doc({ id: 'rotateDeviceSigningKey', summary: 'Issue a device a new signing key; the old one fails at once', description: 'The new `signingKey` is shown in this answer only; type it into the forwarding app\'s settings.', params: M.DeviceIdParam, ok: M.DeviceWithKey, errors: ['DEVICE_NOT_FOUND'] }) }, async (req, reply) =>
+      sendOk(req, reply, await act(req, 'device.signingKey', req.params.id, (c) => rotateDeviceSigningKey(c, req.params.id))),
     );
     admin.get('/providers/:id/devices', { schema: doc({ id: 'listDevices', summary: 'A pool\'s devices, oldest first, with when each was last heard from', params: providerId, ok: Type.Array(M.Device), errors: ['PROVIDER_NOT_FOUND'] }) }, async (req, reply) =>
       sendOk(req, reply, await listDeviceViews(ctx, req.params.id)),
@@ -373,10 +377,14 @@ function creditFeed(ctx: Ctx) {
     feed.addContentTypeParser('*', feedBodyParser);
     // Authenticated from the headers before a byte of the body is read; then the body's share of the budget.
     feed.addHook('preParsing', async (req, reply, payload) => {
-      const verdict = await precheckCreditFeed(ctx, (req.params as { providerId: string }).providerId, req.headers);
+      const params = req.params as { providerId: string; deviceId?: string };
+      // The forwarding app signs with the device's own key, in its own headers.
+      const verdict = (req.routeOptions.config as { signedByApp?: boolean } | undefined)?.signedByApp
+        ? await precheckAppDelivery(ctx, params.providerId, params.deviceId ?? '', req.headers)
+        : { code: 'AUTH_FAILED' as const, ...(await precheckCreditFeed(ctx, params.providerId, req.headers)) };
       if (!verdict.ok) {
         readNoMore(req, reply);
-        return sendError(req, reply, 'AUTH_FAILED', verdict.detail);
+        return sendError(req, reply, verdict.code, verdict.detail);
       }
       const declared = Number(req.headers['content-length']);
       const want = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, FEED_MAX_BYTES + 1) : FEED_MAX_BYTES + 1;
@@ -458,6 +466,50 @@ function creditFeed(ctx: Ctx) {
         const r = await receiveMessages(ctx, (req.params as { providerId: string }).providerId, req.headers, raw.bytes);
         if (!r.ok) return sendError(req, reply, r.code, r.detail);
         return sendOk(req, reply, { messages: r.value });
+      },
+    );
+    feed.post(
+      `/:providerId/devices/:deviceId/${APP_PATH}`,
+      {
+        config: { signedByApp: true },
+        schema: {
+          ...routeSchema({
+            security: [],
+            tags: ['providers'],
+            operationId: 'forwardingAppWebhook',
+            summary: 'The webhook of the "SMS Gateway for Android" app on a device: its SMS read as the device\'s messages, its pings as heartbeats',
+            description:
+              'Register this URL in the app for the events `sms:received` and `system:ping`, and type the device\'s `signingKey` into the app\'s signing key setting. ' +
+              'Signed as the app signs: `X-Timestamp` (Unix seconds, within ' + APP_MAX_SKEW_SEC + ' s of the gateway\'s clock, else `401 AUTH_TIMESTAMP_SKEW`) and `X-Signature` = hex HMAC-SHA256 ' +
+              'with the device\'s signing key over the raw body followed by the timestamp (`401 AUTH_FAILED` otherwise), checked before the body is read as far as the headers allow. ' +
+              'The body is the app\'s `{id, webhookId, event, deviceId, payload}`. `sms:received` is read like a message of `POST /providers/v1/{providerId}/messages` ' +
+              'with the id `{deviceId}:{payload.messageId}` (the app\'s retries of one SMS are one message), `payload.sender` (else `phoneNumber`), `payload.message` and `payload.receivedAt`; ' +
+              '`system:ping` is a heartbeat; the app\'s other events are acknowledged (`ignored`) and count as a sign of life; an event the app does not have is `400 VALIDATION_ERROR`.',
+            params: Type.Object({ providerId: Type.String({ description: '`prv_` id of a pool provider' }), deviceId: Type.String({ description: '`dev_` id' }) }),
+            ok: { status: 200, result: M.AppDeliveryResult, description: 'what became of the delivery' },
+            errors: ['AUTH_HEADERS_MISSING', 'AUTH_TIMESTAMP_INVALID', 'AUTH_TIMESTAMP_SKEW', 'AUTH_FAILED', 'VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'REQUEST_TIMEOUT'],
+          }),
+          'x-request-body': Type.Object(
+            {
+              id: Type.String({ description: 'the app\'s id of the delivery' }),
+              webhookId: Type.String(),
+              event: Type.String({ description: '`sms:received`, `system:ping`, or another of the app\'s events' }),
+              deviceId: Type.String({ description: 'the app\'s own id of the phone (the gateway\'s is in the path)' }),
+              payload: Type.Object({}, { additionalProperties: true, description: '`sms:received`: `messageId`, `message`, `sender`, `phoneNumber`, `simNumber`, `receivedAt`; `system:ping`: `health`' }),
+            },
+            { title: 'ForwardingAppDelivery' },
+          ),
+          'x-error-descriptions': { PAYLOAD_TOO_LARGE: 'the body is over 1 MiB', REQUEST_TIMEOUT: `the body did not arrive whole within ${FEED_BODY_TIMEOUT_MS / 1000} s` },
+        },
+      },
+      async (req, reply) => {
+        const raw = (req.body ?? { bytes: Buffer.alloc(0), sha256: '', tooLarge: false }) as RawBody;
+        if (raw.tooLarge) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'at most 1 MiB in one delivery');
+        if (!isJsonRequest(req.headers['content-type'], raw)) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+        const { providerId: pid, deviceId } = req.params as { providerId: string; deviceId: string };
+        const r = await receiveAppDelivery(ctx, pid, deviceId, req.headers, raw.bytes);
+        if (!r.ok) return sendError(req, reply, r.code, r.detail);
+        return sendOk(req, reply, r.value);
       },
     );
     feed.post(

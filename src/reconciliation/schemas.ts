@@ -406,6 +406,16 @@ export const Reconciliation = Type.Object(
       }),
       { description: 'the statements of the provider uploaded that day, with their balance check and continuity' },
     ),
+    deviceSilences: Type.Array(
+      Type.Object({
+        deviceId: Type.String(),
+        name: Type.String(),
+        from: Type.String({ description: 'when the silence began: the last sighting plus `DEVICE_SILENCE_MINUTES`' }),
+        to: Nullable(Type.String({ description: 'when the device was heard from again; null: still silent' })),
+        minutes: Type.Integer({ description: 'the part of the silence inside the day (up to now while it goes on), in whole minutes' }),
+      }, { title: 'DeviceSilence' }),
+      { description: 'the provider\'s devices that were silent during the day (their requisites taking no new order), oldest first' },
+    ),
   },
   { title: 'Reconciliation' },
 );

@@ -8,7 +8,7 @@
 import type { Ctx } from '../context.js';
 import { isoSeconds } from '../domain/time.js';
 import { insertAuditEntries } from '../store/audit.js';
-import { markDevicesSilent, silentDevices } from '../store/devices.js';
+import { markDevicesSilent, openSilences, silentDevices } from '../store/devices.js';
 
 export async function watchDevices(ctx: Ctx): Promise<number> {
   const nowMs = ctx.clock.now();
@@ -21,6 +21,9 @@ export async function watchDevices(ctx: Ctx): Promise<number> {
       detail: `not heard from since ${isoSeconds(d.last_seen_at ?? d.created_at)}; requisites paused for new orders: ${d.requisite_ids.join(', ') || 'none'}`,
     }));
     await insertAuditEntries(q, entries);
+    // The silence began when the last sighting grew older than the silence, not when this pass came by.
+    const silenceMs = ctx.config.deviceSilenceMinutes * 60_000;
+    await openSilences(q, silent.filter((d) => marked.has(d.id)).map((d) => ({ id: d.id, providerId: d.provider_id, startedAt: new Date((d.last_seen_at ?? d.created_at).getTime() + silenceMs) })));
     if (entries.length) ctx.log.warn({ devices: entries.map((e) => e.objectId) }, 'devices silent: their requisites take no new orders');
     return entries.length;
   });

@@ -79,10 +79,11 @@ function statement(sql: string, params: readonly unknown[] | undefined): string 
  * `applicationName` names the pool's connections in pg_stat_activity; `connectTimeoutMs` bounds
  * how long a statement, or a snapshot, waits for a new connection (none by default: the primary is awaited).
  */
-export function openPg(url: string, opts: { max?: number; applicationName?: string; connectTimeoutMs?: number } = {}): Db {
+export function openPg(url: string, opts: { max?: number; applicationName?: string; connectTimeoutMs?: number; onPoolWait?: (seconds: number) => void } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName, connectionTimeoutMillis: opts.connectTimeoutMs });
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  if (opts.onPoolWait) timePoolWaits(pool, opts.onPoolWait);
   const db: Db = {
     kind: 'pg',
     async query(sql, params) {
@@ -173,6 +174,28 @@ export function openPg(url: string, opts: { max?: number; applicationName?: stri
     },
   };
   return db;
+}
+
+/**
+ * Reports how long each connection took to come out of the pool (opening a new one included):
+ * `pool.query` and `tx` both take theirs through `connect`, with a callback or as a promise.
+ */
+function timePoolWaits(pool: pg.Pool, report: (seconds: number) => void): void {
+  const connect = pool.connect.bind(pool) as (cb?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => unknown;
+  (pool as { connect: unknown }).connect = (cb?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => {
+    const started = performance.now();
+    const took = () => report((performance.now() - started) / 1000);
+    if (cb) {
+      return connect((err, client, done) => {
+        if (!err) took();
+        cb(err, client, done);
+      });
+    }
+    return (connect() as Promise<pg.PoolClient>).then((client) => {
+      took();
+      return client;
+    });
+  };
 }
 
 /**

@@ -7,6 +7,16 @@ import type { EventKind } from '../domain/orders.js';
 /** NOTIFY channel raised when an event is written, so an idle delivery worker wakes at once. */
 export const OUTBOX_CHANNEL = 'paygate_outbox';
 
+/** NOTIFY channel raised when webhook endpoint deliveries are written, so an idle webhook sender wakes at once. */
+export const WEBHOOK_CHANNEL = 'paygate_webhooks';
+
+/**
+ * A webhook endpoint's body (Standard Webhooks): `{"type", "timestamp", "data"}`, `data` the exact
+ * bytes of the callback body. Built in SQL from the event's row `e` (columns event, at, body), so the
+ * callback body is never parsed again.
+ */
+export const WEBHOOK_BODY_SQL = `'{"type":' || to_json(e.event)::text || ',"timestamp":' || to_json(to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text || ',"data":' || e.body || '}'`;
+
 /** The receiving host of a callback URL (lower-case host name), the unit of delivery fairness. */
 export function receiverOf(url: string | null): string | null {
   if (url === null) return null;
@@ -49,8 +59,18 @@ export async function insertEvents(
          FROM e ORDER BY e.n RETURNING id, state),
      att AS (
        INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
-       SELECT e.id, e.order_id, 1, 'suppressed', NULL, NULL, e.suppressed, e.at FROM e WHERE e.suppressed IS NOT NULL ORDER BY e.n)
-     SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins WHERE state = 'pending')`,
+       SELECT e.id, e.order_id, 1, 'suppressed', NULL, NULL, e.suppressed, e.at FROM e WHERE e.suppressed IS NOT NULL ORDER BY e.n),
+     wh AS (
+       INSERT INTO webhook_deliveries (endpoint_id, event_id, event, body, state, attempts, next_attempt_at, created_at)
+       SELECT w.id, e.id, e.event, ${WEBHOOK_BODY_SQL}, 'pending', 0, e.at, e.at
+         FROM e JOIN desks d ON d.id = e.desk_id
+         JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.enabled
+          AND (w.desks IS NULL OR e.desk_id = ANY(w.desks)) AND ('*' = ANY(w.events) OR e.event = ANY(w.events))
+        ORDER BY e.n, w.seq
+       RETURNING 1)
+     SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins WHERE state = 'pending')
+     UNION ALL
+     SELECT pg_notify('${WEBHOOK_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM wh)`,
     [JSON.stringify(items)],
   );
 }

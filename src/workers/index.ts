@@ -4,6 +4,7 @@ import { failStalePlacements } from '../store/orders.js';
 import { CASCADE_BUDGET_MS } from '../providers/cascade.js';
 import { startLoop, type RunningLoop, type Worker } from './loop.js';
 import { DeliveryWorker } from '../callbacks/delivery.js';
+import { WebhookSender } from '../callbacks/webhookSender.js';
 import { rateRefresher } from '../fx/refresh.js';
 import { refreshAppealsOverdue } from '../services/appeals.js';
 import { pruneProviderMessages } from '../store/providerMessages.js';
@@ -65,6 +66,9 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
   const delivery = new DeliveryWorker(ctx);
   // Claims whenever a sending slot is free; the 10 s period is only its idle poll.
   delivery.start();
+  // Webhook endpoints have their own sender and slots: a dead endpoint never slows the desk callbacks.
+  const webhooks = new WebhookSender(ctx);
+  webhooks.start();
   const mail = new MailSender(ctx);
   const mailLoop = startLoop(ctx, mail, MAIL_PERIOD_MS, { batchSize: MAIL_BATCH });
   const alertWebhooks = new AlertWebhookSender(ctx);
@@ -95,6 +99,7 @@ export function startWorkers(ctx: Ctx): RunningLoop[] {
       },
     },
     { stop: (graceMs?: number) => delivery.stop(graceMs) },
+    { stop: (graceMs?: number) => webhooks.stop(graceMs) },
     // Mails out (or kept, without SMTP_URL): sends in flight may finish within the grace period, then they are cut off and retried later.
     {
       async stop(graceMs = 0) {

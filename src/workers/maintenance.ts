@@ -1,7 +1,9 @@
+import { pruneWebhookHistory } from '../store/webhookEndpoints.js';
 import type { Ctx } from '../context.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
+import { pruneMessages } from '../store/devices.js';
 import { forgetLinkStarts } from '../store/links.js';
 import { refreshCallbackHourStats, refreshOrderDayStats } from '../store/office.js';
 import { retireDeliveredEvents } from '../store/outbox.js';
@@ -54,10 +56,33 @@ export function forgetOldLinkClients(db: Db, clock: Clock, batch = RETENTION_BAT
   return forgetLinkStarts(db, new Date(clock.now() - LINK_CLIENTS_KEPT_DAYS * DAY_MS), batch);
 }
 
+/** Webhook endpoint attempts and finished deliveries are kept this long: as far back as a recovery reaches. */
+export const WEBHOOK_HISTORY_DAYS = 30;
+
+/** One batch of forgetting webhook attempts and finished deliveries older than WEBHOOK_HISTORY_DAYS. */
+export function forgetOldWebhookHistory(db: Db, clock: Clock, batch = RETENTION_BATCH): Promise<number> {
+  return pruneWebhookHistory(db, new Date(clock.now() - WEBHOOK_HISTORY_DAYS * DAY_MS), batch);
+}
+
+/**
+ * One batch of device messages' retention: those dealt with (a credit, skipped, handled by a
+ * person) older than MESSAGE_RETENTION_DAYS, then unread ones older than
+ * MESSAGE_UNREAD_RETENTION_DAYS (0 turns either off). Credits stay: a message sent again after its
+ * record went is read again and found as the credit it was.
+ */
+export function pruneOldMessages(db: Db, clock: Clock, config: Pick<Config, 'messageRetentionDays' | 'messageUnreadRetentionDays'>, batch = RETENTION_BATCH): Promise<number> {
+  const before = (days: number) => (days === 0 ? null : new Date(clock.now() - days * DAY_MS));
+  const o = { handledBefore: before(config.messageRetentionDays), unreadBefore: before(config.messageUnreadRetentionDays), limit: batch };
+  if (!o.handledBefore && !o.unreadBefore) return Promise.resolve(0);
+  return pruneMessages(db, o);
+}
+
 export function retentionWorker(ctx: Ctx, batch = RETENTION_BATCH): Worker {
   return {
     name: 'retention',
-    runOnce: async () => (await retireOldCallbacks(ctx.db, ctx.clock, ctx.config, batch)) + (await forgetOldLinkClients(ctx.db, ctx.clock, batch)),
+    runOnce: async () =>
+      (await retireOldCallbacks(ctx.db, ctx.clock, ctx.config, batch)) + (await forgetOldLinkClients(ctx.db, ctx.clock, batch)) + (await forgetOldWebhookHistory(ctx.db, ctx.clock, batch)) +
+      (await pruneOldMessages(ctx.db, ctx.clock, ctx.config, batch)),
   };
 }
 
@@ -95,10 +120,11 @@ export function orderStatsWorker(ctx: Ctx): Worker {
 }
 
 /** Everything maintenance does, to the end of the backlog: what `npm run maintain` runs. */
-export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive'>): Promise<{ retired: number; archived: boolean; days: number }> {
+export async function maintainOnce(db: Db, clock: Clock, config: Pick<Config, 'retentionDays' | 'retentionArchive' | 'messageRetentionDays' | 'messageUnreadRetentionDays'>): Promise<{ retired: number; archived: boolean; days: number }> {
   let retired = 0;
   for (let n; (n = await retireOldCallbacks(db, clock, config)) > 0; ) retired += n;
   while ((await forgetOldLinkClients(db, clock)) > 0);
+  while ((await pruneOldMessages(db, clock, config)) > 0);
   const days = await rollUpOrderDays(db, clock, ORDER_STATS_ALL_DAYS, -1);
   await refreshCallbackHourStats(db, new Date(clock.now() - CALLBACK_STATS_DAY_MS));
   return { retired, archived: config.retentionArchive, days };

@@ -90,7 +90,7 @@ let nonceCounter = 0;
 export const freshNonce = () => `nonce-${Date.now().toString(36)}-${++nonceCounter}-${randomBytes(4).toString('hex')}`;
 
 export interface SignedOpts {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   body?: string | Buffer;
   ts?: string;
   nonce?: string;

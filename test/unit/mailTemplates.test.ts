@@ -21,6 +21,7 @@ const SAMPLES: Record<MailKind, MailContent> = {
   'withdrawal-requested': { kind: 'withdrawal-requested', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', cabinetUrl: CABINET } },
   'withdrawal-paid': { kind: 'withdrawal-paid', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', reference: 'TX-777', cabinetUrl: CABINET } },
   'withdrawal-rejected': { kind: 'withdrawal-rejected', data: { merchantName: 'Teapot & Co <Ltd>', requestId: 'wdr_1', amountUsd: '1234567.89', destination: 'USDT TRC-20 TXyz', reason: 'Destination closed', cabinetUrl: CABINET } },
+  'webhook-disabled': { kind: 'webhook-disabled', data: { merchantName: 'Teapot & Co <Ltd>', url: 'https://erp.example.test/hooks?a=1&b=2', reason: 'The receiver answered 410 Gone', cabinetUrl: CABINET } },
   alert: {
     kind: 'alert',
     data: { event: 'raised', alertKind: 'requisite-limit', subject: 'rqs_1', summary: 'Teapot & Co <Ltd>: 9500.00 RUB of 10000.00 RUB received today', at: '2026-01-15T12:30:00Z', link: ALERTS },

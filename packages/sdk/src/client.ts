@@ -6,12 +6,20 @@ import type {
   CreateAppealRequest,
   CreatedOrder,
   CreateOrderRequest,
+  CreateWebhookEndpointRequest,
   EventsPage,
   EventsQuery,
   FeedEvent,
   Methods,
   Order,
   Rates,
+  UpdateWebhookEndpointRequest,
+  WebhookAttemptsPage,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookRecovery,
+  WebhookSecret,
+  WebhookTestEvent,
 } from './types.js';
 
 export interface PaygateOptions {
@@ -43,7 +51,7 @@ export interface PaygateOptions {
 type RetryPolicy = 'never' | 'network' | 'network-and-503';
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
@@ -98,6 +106,35 @@ export class Paygate {
   readonly appeals = {
     create: (body: CreateAppealRequest): Promise<Appeal> => this.call({ method: 'POST', path: '/gw/v1/appeals', body, retry: 'never' }),
     get: (id: string): Promise<Appeal> => this.call({ method: 'GET', path: `/gw/v1/appeals/${seg(id)}`, retry: 'network' }),
+  };
+
+  /** The merchant's webhook endpoints (Standard Webhooks); deliveries verify with `verifyWebhook`. */
+  readonly webhookEndpoints = {
+    /** Subscribes a URL; the answer's `secret` (`whsec_…`) is shown this once. */
+    create: (body: CreateWebhookEndpointRequest): Promise<WebhookEndpointCreated> =>
+      this.call({ method: 'POST', path: '/gw/v1/webhook-endpoints', body, retry: 'never' }),
+    /** The merchant's endpoints, oldest first (without secrets). */
+    list: async (): Promise<WebhookEndpoint[]> =>
+      (await this.call<{ endpoints: WebhookEndpoint[] }>({ method: 'GET', path: '/gw/v1/webhook-endpoints', retry: 'network' })).endpoints,
+    get: (id: string): Promise<WebhookEndpoint> => this.call({ method: 'GET', path: `/gw/v1/webhook-endpoints/${seg(id)}`, retry: 'network' }),
+    /** Changes the fields given. */
+    update: (id: string, body: UpdateWebhookEndpointRequest): Promise<WebhookEndpoint> =>
+      this.call({ method: 'PATCH', path: `/gw/v1/webhook-endpoints/${seg(id)}`, body, retry: 'never' }),
+    /** A new secret; the old one keeps signing beside it for 24 hours. */
+    rotateSecret: (id: string): Promise<WebhookSecret> => this.call({ method: 'POST', path: `/gw/v1/webhook-endpoints/${seg(id)}/rotate-secret`, retry: 'never' }),
+    /** Queues again every event since `since` (ISO 8601, at most 30 days ago) not yet delivered. */
+    recover: (id: string, since: string): Promise<WebhookRecovery> =>
+      this.call({ method: 'POST', path: `/gw/v1/webhook-endpoints/${seg(id)}/recover`, body: { since }, retry: 'never' }),
+    /** Queues a `webhook.test` delivery to the endpoint. */
+    sendTestEvent: (id: string): Promise<WebhookTestEvent> => this.call({ method: 'POST', path: `/gw/v1/webhook-endpoints/${seg(id)}/test`, retry: 'never' }),
+    /** A page of delivery attempts, newest first; pass the page's `next` as `before`. */
+    attempts: (id: string, query: { before?: string; limit?: number } = {}): Promise<WebhookAttemptsPage> =>
+      this.call({
+        method: 'GET',
+        path: `/gw/v1/webhook-endpoints/${seg(id)}/attempts`,
+        query: { before: query.before, limit: query.limit === undefined ? undefined : String(query.limit) },
+        retry: 'network',
+      }),
   };
 
   methods(): Promise<Methods> {

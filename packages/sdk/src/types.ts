@@ -53,6 +53,24 @@ export type Operator = NonNullable<CreateOrderRequest['operator']>;
 /** Every `fault.code` the gateway answers (the document's `ErrorCode`); `PaygateError.code` is one of these or one of the SDK's own. */
 export type ErrorCode = components['schemas']['ErrorCode'];
 
+/** Body of `POST /gw/v1/webhook-endpoints`: `events` kinds or `['*']`; `desks` null = every desk of the merchant. */
+export type CreateWebhookEndpointRequest = BodyOf<'createWebhookEndpoint'>;
+/** Body of `PATCH /gw/v1/webhook-endpoints/{id}`: only the fields given change. */
+export type UpdateWebhookEndpointRequest = BodyOf<'updateWebhookEndpoint'>;
+/** A webhook endpoint as listed and read (never with its secret). */
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+/** `result` of the creation: the only time `secret` (`whsec_…`) is shown. */
+export type WebhookEndpointCreated = ResultOf<'createWebhookEndpoint', 201>;
+/** `result` of rotate-secret; the old secret keeps signing beside the new one for 24 hours. */
+export type WebhookSecret = ResultOf<'rotateWebhookEndpointSecret', 200>;
+/** `result` of recover: how many events were queued again, since when. */
+export type WebhookRecovery = ResultOf<'recoverWebhookEndpoint', 200>;
+/** `result` of a test event: the `webhook-id` of the `webhook.test` delivery. */
+export type WebhookTestEvent = ResultOf<'sendWebhookTestEvent', 202>;
+/** `result` of attempts: a page, newest first; pass `next` as `before`. */
+export type WebhookAttemptsPage = ResultOf<'listWebhookAttempts', 200>;
+export type WebhookAttempt = WebhookAttemptsPage['attempts'][number];
+
 /** Query of `events()` / `eventsPage()`. */
 export interface EventsQuery {
   /** An event id: only events after it (omit for the oldest). */

@@ -12,7 +12,7 @@ import { choice, formOf, formWithProblem, sessionForm, text, withForm } from '..
 import { param, query, sentence, type Kit } from '../../web/office/kit.js';
 import { seeOther } from '../../web/session.js';
 import { createOperatorCredit } from '../credits.js';
-import { closeMessage, createDevice, listDeviceViews, createTemplate, getMessageView, getTemplateView, listTemplateViews, listUnread, patchTemplate, tryTemplates } from '../messages.js';
+import { closeMessage, createDevice, listDeviceViews, rotateDeviceSigningKey, createTemplate, getMessageView, getTemplateView, listTemplateViews, listUnread, patchTemplate, tryTemplates } from '../messages.js';
 import { devicesPage, MESSAGES_PATH, TEMPLATES_PATH, templateFormPage, templatesPage, unreadPage, type TemplateValues } from './messagesView.js';
 import { noticeOf } from './ui.js';
 import { poolProvider } from '../queue.js';
@@ -21,7 +21,6 @@ const NOTICES = {
   credited: 'Credit recorded from the message and matched like any other; the message left the queue.',
   'put-aside': 'Message put aside: it is kept, out of the queue.',
   'template-saved': 'Template saved: the next messages are read with it.',
-  'device-added': 'Device added: give its id to the phone\'s forwarding app with the pool\'s key and secret.',
 };
 
 const TemplateForm = sessionForm({
@@ -87,23 +86,31 @@ export async function messagePages(app: FastifyInstance, kit: Kit): Promise<void
     return seeOther(reply, `${MESSAGES_PATH}?done=put-aside`);
   });
 
-  const showDevices = async (req: FastifyRequest, reply: FastifyReply, id: string, st: { done?: string | null; error?: string | null }, status = 200) => {
+  const showDevices = async (req: FastifyRequest, reply: FastifyReply, id: string, st: { done?: string | null; error?: string | null; key?: { deviceId: string; signingKey: string; isNew: boolean } }, status = 200) => {
     const { provider, requisites } = await poolProvider(ctx, id);
     const devices = await listDeviceViews(ctx, provider.id);
-    return page(req, reply, (s) => devicesPage(s, provider, devices, requisites, { ...st, silenceMinutes: ctx.config.deviceSilenceMinutes }), status);
+    return page(req, reply, (s) => devicesPage(s, provider, devices, requisites, { ...st, silenceMinutes: ctx.config.deviceSilenceMinutes, publicUrl: ctx.config.publicBaseUrl }), status);
   };
+  // A signing key is shown on the page that answers its making and never again, so that page is answered directly.
+  kit.adminPost('/office/devices/:id/signing-key', sessionForm({}), async (req, reply) => {
+    const d = await act(req, 'device.signingKey', param(req, 'id'), (c) => rotateDeviceSigningKey(c, param(req, 'id')));
+    reply.header('cache-control', 'no-store');
+    return showDevices(req, reply, d.providerId, { key: { deviceId: d.id, signingKey: d.signingKey, isNew: false } });
+  });
   app.get('/office/pools/:id/devices', async (req, reply) => showDevices(req, reply, param(req, 'id'), { done: noticeOf(query(req).done, NOTICES) }));
   kit.adminPost('/office/pools/:id/devices', DeviceForm, async (req, reply) => {
     const id = param(req, 'id');
     const { form, problem } = formWithProblem(req, DeviceForm);
     if (problem) return showDevices(req, reply, id, { error: problem }, 400);
+    let made;
     try {
-      await act(req, 'device.create', null, (c) => createDevice(c, id, { name: form.name ?? '', requisiteIds: form.requisiteIds ?? [] }), (r) => r.id);
+      made = await act(req, 'device.create', null, (c) => createDevice(c, id, { name: form.name ?? '', requisiteIds: form.requisiteIds ?? [] }), (r) => r.id);
     } catch (err) {
       if (err instanceof AppError && (err.code === 'VALIDATION_ERROR' || err.code === 'REQUISITE_NOT_FOUND')) return showDevices(req, reply, id, { error: `Not added: ${sentence(err.detail)}` }, 400);
       throw err;
     }
-    return seeOther(reply, `/office/pools/${id}/devices?done=device-added`);
+    reply.header('cache-control', 'no-store');
+    return showDevices(req, reply, id, { key: { deviceId: made.id, signingKey: made.signingKey, isNew: true } });
   }, { invalid: 'route' });
 
   app.get(TEMPLATES_PATH, async (req, reply) => {

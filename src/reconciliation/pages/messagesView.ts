@@ -135,20 +135,34 @@ ${input('m-sample-sender', 'sampleSender', 'Sender', 'The sender of the sample m
 }
 
 /** A pool's phones: when each was last heard from, its messages today and those unread; silent ones pause their requisites. */
-export function devicesPage(s: Shell, p: PoolProvider, devices: readonly DeviceView[], requisites: readonly { id: string; label: string | null }[], st: { done?: string | null; error?: string | null; silenceMinutes: number }): Html {
+export function devicesPage(
+  s: Shell,
+  p: PoolProvider,
+  devices: readonly DeviceView[],
+  requisites: readonly { id: string; label: string | null }[],
+  st: { done?: string | null; error?: string | null; silenceMinutes: number; publicUrl: string; key?: { deviceId: string; signingKey: string; isNew: boolean } },
+): Html {
   const labelOf = (id: string) => requisites.find((r) => r.id === id)?.label ?? id;
+  const appUrl = (id: string) => `${st.publicUrl.replace(/\/+$/, '')}/providers/v1/${p.id}/devices/${id}/sms-gateway`;
+  const key = st.key;
   return officePage(
     s,
     `Devices of ${p.name}`,
     RECONCILIATION_PATH,
     html`<p><a href="/office/pools/${p.id}">← ${p.name}</a></p>
 <h1>Devices of ${p.name}</h1>${notice(st.done ?? null)}
+${key
+  ? html`<section class="card" id="signing-key" role="status" aria-labelledby="signing-key-h"><h2 id="signing-key-h">${key.isNew ? 'Device added' : 'New signing key'}: <span class="mono">${key.deviceId}</span></h2>
+<p>Its signing key, shown this once: type it into the phone's app (SMS Gateway for Android: Settings → Webhooks → Signing Key)${key.isNew ? '' : '; the old key no longer works'}.</p>
+<p><code class="mono" id="signing-key-value">${key.signingKey}</code></p>
+<p>The app's webhook URL, for the events <code>sms:received</code> and <code>system:ping</code>: <code class="mono rc-wrap">${appUrl(key.deviceId)}</code></p></section>`
+  : ''}
 <p class="muted">Phones that forward the bank's messages of the pool's requisites. A device not heard from for ${st.silenceMinutes} minutes (no heartbeat, no message) is silent: its requisites take no new order until it is heard from again.</p>
 ${devices.length === 0
   ? html`<p class="muted empty" id="devices-empty">No device yet: the pool's money is seen through the feed and statements only.</p>`
   : list(
       `Devices of ${p.name}`,
-      [{ label: 'Device' }, { label: 'State' }, { label: 'Last seen' }, { label: 'Messages today' }, { label: 'Unread' }, { label: 'Requisites' }],
+      [{ label: 'Device' }, { label: 'State' }, { label: 'Last seen' }, { label: 'Messages today' }, { label: 'Unread' }, { label: 'Requisites' }, { label: 'Signing key' }],
       devices.map((d) => [
         html`${d.name}<br><span class="mono muted">${d.id}</span>`,
         d.state === 'silent' ? html`<strong class="bad">silent: requisites paused</strong>` : 'active',
@@ -156,6 +170,9 @@ ${devices.length === 0
         String(d.messagesToday),
         d.unread > 0 ? html`<a href="${MESSAGES_PATH}">${d.unread}</a>` : '0',
         d.requisiteIds.map((id) => labelOf(id)).join(', ') || '—',
+        isAdmin(s.o)
+          ? html`<form method="post" action="/office/devices/${d.id}/signing-key">${csrfInput(s.o.csrf)}<button type="submit" class="secondary">New signing key</button></form>`
+          : '',
       ]),
       { fit: 'l', id: 'devices' },
     )}

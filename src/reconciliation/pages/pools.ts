@@ -14,6 +14,7 @@ import { off } from '../../web/office/session.js';
 import { seeOther } from '../../web/session.js';
 import { importStatement } from '../statementImport.js';
 import { listProfiles, loadProfile } from '../statementProfiles.js';
+import { listDeviceViews } from '../messages.js';
 import { poolProvider, poolProviders } from '../queue.js';
 import { createRequisite, getRequisiteView, listRequisites, patchRequisite, poolDeclines, type RequisitePatchInput } from '../requisites.js';
 import { CreateRequisiteForm, EditRequisiteForm, StatementForm } from './forms.js';
@@ -92,8 +93,8 @@ export async function poolPages(app: FastifyInstance, kit: Kit): Promise<void> {
 
   const showPool = async (req: FastifyRequest, reply: FastifyReply, id: string, st: PoolPageState, status = 200) => {
     const { provider, requisites } = await poolProvider(ctx, id);
-    const [declines, profiles] = await Promise.all([poolDeclines(ctx, provider.id), listProfiles(ctx, provider.id)]);
-    return page(req, reply, (s) => poolPage(s, provider, requisites, declines, profiles, st), status);
+    const [declines, profiles, devices] = await Promise.all([poolDeclines(ctx, provider.id), listProfiles(ctx, provider.id), listDeviceViews(ctx, provider.id)]);
+    return page(req, reply, (s) => poolPage(s, provider, requisites, declines, profiles, st, devices), status);
   };
 
   app.get('/office/pools/:id', async (req, reply) => showPool(req, reply, param(req, 'id'), { done: noticeOf(query(req).done, NOTICES) }));

@@ -11,6 +11,7 @@ import type { StatementAnswer } from '../statementImport.js';
 import type { PoolProvider } from '../queue.js';
 import type { profileView } from '../statementProfiles.js';
 import type { DeclineView, RequisiteView } from '../requisites.js';
+import type { DeviceView } from '../messages.js';
 import { CREDITS_PATH } from './creditsView.js';
 import { balanceBadge, continuityBadge, formatLabel, STATEMENTS_PATH } from './statementsView.js';
 import { amount, list, withQuery } from './ui.js';
@@ -241,6 +242,7 @@ export function poolPage(
   declines: { lastDay: number; latest: readonly DeclineView[] },
   profiles: readonly ProfileView[],
   st: PoolPageState = {},
+  devices: readonly DeviceView[] = [],
 ): Html {
   return officePage(
     s,
@@ -252,10 +254,32 @@ export function poolPage(
 <section class="card" aria-labelledby="requisites-h"><h2 id="requisites-h">Requisites</h2>
 <p class="muted">An order gets a requisite only where a credit can name one open order: no two open orders of one amount on a requisite.</p>
 ${requisitesList(s, p, requisites)}</section>
+${devicesSection(p, requisites, devices)}
 ${declinesSection(p, declines)}
 ${statementSection(s, p, profiles, st.statement)}
 ${isAdmin(s.o) ? newRequisiteForm(s, p, st.create) : ''}`,
   );
+}
+
+/** The pool's phones at a glance: a silent one's requisites take no new order. */
+function devicesSection(p: PoolProvider, requisites: readonly RequisiteView[], devices: readonly DeviceView[]): Html {
+  const labelOf = (id: string) => requisites.find((r) => r.id === id)?.label ?? id;
+  return html`<section class="card" aria-labelledby="pool-devices-h"><h2 id="pool-devices-h">Devices</h2>
+${devices.length === 0
+  ? html`<p class="muted empty" id="pool-devices-empty">No phone forwards this pool's bank messages. <a href="/office/pools/${p.id}/devices">Add a device</a></p>`
+  : html`${list(
+      `Devices of ${p.name}`,
+      [{ label: 'Device' }, { label: 'State' }, { label: 'Last seen' }, { label: 'Messages today', num: true }, { label: 'Unread', num: true }, { label: 'Requisites' }],
+      devices.map((d) => [
+        html`${d.name}<br><span class="mono muted">${d.id}</span>`,
+        d.state === 'silent' ? html`<strong class="bad">silent: requisites paused</strong>` : 'active',
+        d.lastSeenAt ? utc(d.lastSeenAt) : html`<span class="muted">never</span>`,
+        String(d.messagesToday),
+        d.unread > 0 ? html`<a href="/office/messages">${d.unread}</a>` : '0',
+        d.requisiteIds.map((id) => labelOf(id)).join(', ') || '—',
+      ]),
+      { fit: 'l', id: 'pool-devices' },
+    )}<p class="muted">Adding a phone and issuing its signing key: the pool's Devices page (linked above).</p>`}</section>`;
 }
 
 export interface RequisitePageState {

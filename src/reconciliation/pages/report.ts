@@ -8,7 +8,7 @@ import { readSmallExport } from '../../services/exports.js';
 import { html, type Html } from '../../web/html.js';
 import { param, query, str, type Kit } from '../../web/office/kit.js';
 import { off } from '../../web/office/session.js';
-import { messagePage, officePage, type Shell } from '../../web/office/ui.js';
+import { messagePage, officePage, utc, type Shell } from '../../web/office/ui.js';
 import { poolProvider, type PoolProvider } from '../queue.js';
 import { reconciliationReport } from '../reports.js';
 import type { RequisiteView } from '../requisites.js';
@@ -123,8 +123,27 @@ ${list(
   rows,
   { fit: 'l', id: 'report' },
 )}</section>
-${statementsOfDay(p, r)}`,
+${statementsOfDay(p, r)}
+${silencesOfDay(p, r)}`,
   );
+}
+
+/** The pool's devices that were silent that day: their requisites took no new order meanwhile. */
+function silencesOfDay(p: PoolProvider, r: Report): Html {
+  return html`<section class="card" aria-labelledby="day-silences-h"><h2 id="day-silences-h">Devices silent that day</h2>
+${r.deviceSilences.length === 0
+  ? html`<p class="muted empty" id="day-silences-empty">No device of ${p.name} was silent on ${r.date}. <a href="/office/pools/${p.id}/devices">The pool's devices</a></p>`
+  : list(
+      `Devices of ${p.name} silent on ${r.date}`,
+      [{ label: 'Device' }, { label: 'Silent from' }, { label: 'Heard again' }, { label: 'Minutes that day', num: true }],
+      r.deviceSilences.map((x) => [
+        html`${x.name}<br><span class="mono muted">${x.deviceId}</span>`,
+        utc(x.from),
+        x.to ? utc(x.to) : html`<strong class="bad">still silent</strong>`,
+        String(x.minutes),
+      ]),
+      { fit: 'm', id: 'day-silences' },
+    )}</section>`;
 }
 
 /** The statements uploaded that day, with what their checks found. */

@@ -9,7 +9,7 @@ export const query = (req: FastifyRequest) => req.query as Record<string, unknow
 export const str = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
 /** Codes that mean "nothing of yours by that id": one 404 page whatever the object. */
-export const NOT_FOUND_CODES = new Set(['DESK_NOT_FOUND', 'ORDER_NOT_FOUND', 'APPEAL_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'NOT_FOUND', 'DESTINATION_NOT_FOUND', 'WITHDRAWAL_NOT_FOUND']);
+export const NOT_FOUND_CODES = new Set(['DESK_NOT_FOUND', 'ORDER_NOT_FOUND', 'APPEAL_NOT_FOUND', 'MERCHANT_NOT_FOUND', 'NOT_FOUND', 'DESTINATION_NOT_FOUND', 'WITHDRAWAL_NOT_FOUND', 'WEBHOOK_ENDPOINT_NOT_FOUND']);
 
 /** A service detail ("password: too short") as a sentence for a person. */
 export function sentence(detail: string | null): string {

@@ -1,5 +1,6 @@
 import { CreateDeskBody, CreateMerchantBody, CreateUserBody, PatchDeskBody } from '../../schemas/admin.js';
 import { OpenAppealBody } from '../../schemas/gateway.js';
+import { CreateWebhookEndpointBody, RecoverWebhookBody, UpdateWebhookEndpointBody } from '../../schemas/webhooks.js';
 import { DESTINATION_KINDS } from '../../domain/payouts.js';
 import { choice, fieldsFrom, files, sessionForm, text } from '../forms.js';
 
@@ -114,3 +115,22 @@ export const ApplicationForm = sessionForm({
   contact: text({ maxLength: 4000 }),
   submit: choice(['true', 'false']),
 });
+
+/**
+ * `POST /cabinet/webhooks` and `/cabinet/webhooks/{id}/settings`: the fields of
+ * `POST /gw/v1/webhook-endpoints` (`events` and `desks` repeated, one check box each), and
+ * `deskScope`: `all` (every desk, now and later) or `chosen` (the desks ticked).
+ */
+export const WebhookEndpointForm = sessionForm({
+  ...fieldsFrom(CreateWebhookEndpointBody, ['url', 'events', 'desks', 'description']),
+  deskScope: choice(['all', 'chosen']),
+});
+
+/** `POST /cabinet/webhooks/{id}/enabled`: `true` or `false`. */
+export const WebhookEnabledForm = sessionForm(fieldsFrom(UpdateWebhookEndpointBody, ['enabled']));
+
+/** `POST /cabinet/webhooks/{id}/rotate-secret`: `confirm=yes`, the box that says the old secret goes in 24 hours. */
+export const WebhookRotateForm = sessionForm({ confirm: choice(['yes']) });
+
+/** `POST /cabinet/webhooks/{id}/recover`: a `datetime-local` value (UTC) or an ISO 8601 time. */
+export const WebhookRecoverForm = sessionForm(fieldsFrom(RecoverWebhookBody, ['since']));

@@ -8,7 +8,7 @@ import type { CabinetRequest } from './session.js';
  * input, times, money, copyable values and lists. Every value goes through `html` (escaped).
  */
 
-export type Section = 'home' | 'desks' | 'orders' | 'links' | 'appeals' | 'callbacks' | 'balance' | 'team' | 'account' | null;
+export type Section = 'home' | 'desks' | 'orders' | 'links' | 'appeals' | 'callbacks' | 'webhooks' | 'balance' | 'team' | 'account' | null;
 
 export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
@@ -34,7 +34,7 @@ export function cabinetPage(c: CabinetRequest, title: string, section: Section, 
     body: html`<a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="bar">
 <a class="brand" href="/cabinet">Paygate</a>
-<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/links', 'links', 'Payment links')}${link('/cabinet/appeals', 'appeals', 'Appeals')}${link('/cabinet/callbacks', 'callbacks', 'Callbacks')}${link('/cabinet/balance', 'balance', 'Balance')}${link('/cabinet/team', 'team', 'Team')}${link('/cabinet/account', 'account', 'Account')}</nav>
+<nav aria-label="Cabinet">${link('/cabinet', 'home', 'Home')}${link('/cabinet/desks', 'desks', 'Cash desks')}${link('/cabinet/orders', 'orders', 'Orders')}${link('/cabinet/links', 'links', 'Payment links')}${link('/cabinet/appeals', 'appeals', 'Appeals')}${link('/cabinet/callbacks', 'callbacks', 'Callbacks')}${link('/cabinet/webhooks', 'webhooks', 'Webhooks')}${link('/cabinet/balance', 'balance', 'Balance')}${link('/cabinet/team', 'team', 'Team')}${link('/cabinet/account', 'account', 'Account')}</nav>
 <div class="who"><span>${c.merchant.name} · ${c.user.email} <span class="badge">${c.user.role}</span></span>
 <form class="inline" method="post" action="/cabinet/sign-out">${csrfInput(c.csrf)}<button class="link" type="submit">Sign out</button></form></div>
 </div></header>

@@ -19,6 +19,7 @@ import { appealRoutes } from './appeals.js';
 import { balanceRoutes } from './balance.js';
 import { statementRoutes } from './statement.js';
 import { callbackRoutes } from './callbacks.js';
+import { webhookRoutes } from './webhooks.js';
 import { deskRoutes } from './desks.js';
 import { orderRoutes } from './orders.js';
 import { linkRoutes, publicLinkRoute } from './links.js';
@@ -123,6 +124,7 @@ export function cabinetRoutes(app: FastifyInstance, ctx: Ctx): void {
     statementRoutes(signedIn, ctx);
     twoFactorRoutes(signedIn, ctx);
     callbackRoutes(signedIn, ctx);
+    webhookRoutes(signedIn, ctx);
     linkRoutes(signedIn, ctx);
     withdrawalRoutes(signedIn, ctx);
     teamRoutes(signedIn, ctx);

@@ -43,6 +43,7 @@ describe('GET /admin/v1/reconciliation', () => {
       ],
       totals: { requisiteId: null, ordersIssued: 4, ordersCompleted: 3, completedAmount: '600.00', credits: 4, creditsAmount: '555.00', matched: 2, unmatched: 2, ignored: 0, completedWithoutCredit: 1 },
       statements: [],
+      deviceSilences: [],
     });
     expect([a.id, b.id]).toHaveLength(2);
     // The orders a credit completed add up to exactly their credits.

@@ -172,6 +172,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/gw/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's webhook endpoints (no secrets) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe a webhook endpoint to the merchant's events
+         * @description Deliveries follow the Standard Webhooks specification: headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 over `{id}.{timestamp}.{body}`, keyed with the secret's bytes after `whsec_`). Body `{"type", "timestamp", "data"}`, `data` the callback body. The secret is in this answer only.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gw/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a webhook endpoint (no secret) */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable or disable a webhook endpoint
+         * @description Enabling an endpoint the sender disabled clears its failing streak; events that came while it was disabled are recovered with `recover`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/gw/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new secret
+         * @description For 24 hours every delivery carries two signatures, the new secret's and the old one's, separated by a space: switch the receiver over any time in that day.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gw/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every event since a time that the endpoint did not get */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gw/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a `webhook.test` event to the endpoint */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gw/v1/webhook-endpoints/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's delivery attempts, newest first */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants": {
         parameters: {
             query?: never;
@@ -1249,8 +1362,31 @@ export interface paths {
         /** A pool's devices, oldest first, with when each was last heard from */
         get: operations["listDevices"];
         put?: never;
-        /** Add a phone that forwards a pool's bank messages for some of its requisites */
+        /**
+         * Add a phone that forwards a pool's bank messages for some of its requisites
+         * @description The answer carries the device's `signingKey`, for a forwarding app that signs its deliveries itself; it is shown this once.
+         */
         post: operations["createDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/devices/{id}/signing-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a device a new signing key; the old one fails at once
+         * @description The new `signingKey` is shown in this answer only; type it into the forwarding app's settings.
+         */
+        post: operations["rotateDeviceSigningKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1453,6 +1589,26 @@ export interface paths {
          * @description Signed exactly as the credit feed (`X-Gate-Key`, `X-Gate-Ts`, `X-Gate-Event-Id`, `X-Gate-Sign` over `{ts}.{eventId}.{raw body}` with the pool's secret), the headers checked before the body is read. 1 to 500 messages, at most 1 MiB. Every message is kept: read by the first template that matches it into a credit (matched to the order it pays, source `device`, the message's `id` as its item id), skipped (debits, balance notices, one-time codes) or unread (no template reads it, or its `deviceId` is no device of the pool: `unknown device`), one answer per message in order. The same `id` and text again answers `duplicate: true` with what it became; the same `id` with another text is read again, and a credit of other terms under it carries `TRANSACTION_ID_REUSED`. Each message counts as a heartbeat of its device.
          */
         post: operations["providerMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/v1/{providerId}/devices/{deviceId}/sms-gateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook of the "SMS Gateway for Android" app on a device: its SMS read as the device's messages, its pings as heartbeats
+         * @description Register this URL in the app for the events `sms:received` and `system:ping`, and type the device's `signingKey` into the app's signing key setting. Signed as the app signs: `X-Timestamp` (Unix seconds, within 300 s of the gateway's clock, else `401 AUTH_TIMESTAMP_SKEW`) and `X-Signature` = hex HMAC-SHA256 with the device's signing key over the raw body followed by the timestamp (`401 AUTH_FAILED` otherwise), checked before the body is read as far as the headers allow. The body is the app's `{id, webhookId, event, deviceId, payload}`. `sms:received` is read like a message of `POST /providers/v1/{providerId}/messages` with the id `{deviceId}:{payload.messageId}` (the app's retries of one SMS are one message), `payload.sender` (else `phoneNumber`), `payload.message` and `payload.receivedAt`; `system:ping` is a heartbeat; the app's other events are acknowledged (`ignored`) and count as a sign of life; an event the app does not have is `400 VALIDATION_ERROR`.
+         */
+        post: operations["forwardingAppWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2392,6 +2548,27 @@ export interface components {
              */
             role?: "owner" | "developer" | "viewer";
         };
+        CreateWebhookEndpointRequest: {
+            /**
+             * Format: uri
+             * @description absolute http(s) URL of a public host (the callback URL rules); checked again before every delivery
+             */
+            url: string;
+            /**
+             * @description event kinds the endpoint takes (`order.completed`, `order.cancelled`, `order.appealed`, `order.updated`), or `["*"]` for every kind
+             * @example [
+             *       "order.completed",
+             *       "order.cancelled"
+             *     ]
+             */
+            events: string[];
+            /** @description for your own reference */
+            description?: string | null;
+            /** @description desk ids of the merchant whose events the endpoint takes; null: every desk */
+            desks?: string[] | null;
+            /** @description default true */
+            enabled?: boolean;
+        };
         Credit: {
             /** @description `crd_` id */
             id: string;
@@ -2723,16 +2900,43 @@ export interface components {
         DeviceMessagesResult: {
             messages: components["schemas"]["DeviceMessageOutcome"][];
         };
+        DeviceSilence: {
+            deviceId: string;
+            name: string;
+            /** @description when the silence began: the last sighting plus `DEVICE_SILENCE_MINUTES` */
+            from: string;
+            /** @description when the device was heard from again; null: still silent */
+            to: string | null;
+            /** @description the part of the silence inside the day (up to now while it goes on), in whole minutes */
+            minutes: number;
+        };
         /**
          * @description `silent`: not heard from for `DEVICE_SILENCE_MINUTES`; its requisites take no new order
          * @enum {string}
          */
         DeviceState: "active" | "silent";
+        DeviceWithSigningKey: {
+            /** @description `dev_` id: the `deviceId` its messages and heartbeats name */
+            id: string;
+            providerId: string;
+            name: string;
+            requisiteIds: string[];
+            /** @description the last heartbeat or message; null: never heard from (silent once the silence has passed since its creation) */
+            lastSeenAt: string | null;
+            state: components["schemas"]["DeviceState"];
+            /** @description messages received this UTC day */
+            messagesToday: number;
+            /** @description its messages waiting for a person */
+            unread: number;
+            createdAt: string;
+            /** @description `dsk_…`: the key a forwarding app on the phone signs its deliveries with (type it into the app's settings); shown in this answer only */
+            signingKey: string;
+        };
         /**
          * @description the error code; the closed list of the service (`/gw/v1` only adds codes, D24); each response names the codes it can carry
          * @enum {string}
          */
-        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "TARIFF_REQUIRED" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_SUBMITTED" | "APPLICATION_ALREADY_SUBMITTED" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "DEVICE_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "TEMPLATE_BUILT_IN" | "ALERT_CHANNEL_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_ALREADY_DECIDED" | "DESTINATION_NOT_FOUND" | "TWO_FACTOR_CODE_INVALID";
+        ErrorCode: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_NONCE_INVALID" | "AUTH_FAILED" | "REPLAY_DETECTED" | "ADMIN_AUTH_FAILED" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "ORDER_NOT_FOUND" | "APPEAL_NOT_FOUND" | "MERCHANT_NOT_FOUND" | "DESK_NOT_FOUND" | "TARIFF_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "LIMIT_NOT_FOUND" | "RATE_NOT_FOUND" | "ORDER_REF_CONFLICT" | "ORDER_ALREADY_COMPLETED" | "ORDER_STILL_OPEN" | "INVALID_TRANSITION" | "ORDER_ALREADY_PAID" | "ORDER_IN_DISPUTE" | "NOTHING_TO_REVERSE" | "APPEAL_ALREADY_RESOLVED" | "EMAIL_TAKEN" | "INSUFFICIENT_BALANCE" | "TARIFF_REQUIRED" | "APPLICATION_NOT_FOUND" | "APPLICATION_NOT_SUBMITTED" | "APPLICATION_ALREADY_SUBMITTED" | "FORBIDDEN" | "MERCHANT_INACTIVE" | "SHOP_INACTIVE" | "SHOP_STOPPED" | "CALLBACK_URL_REQUIRED" | "INVALID_CALLBACK_URL" | "RAIL_REQUIRED" | "INVALID_RAIL" | "RAIL_NOT_ENABLED" | "INVALID_CURRENCY" | "CURRENCY_NOT_PAYABLE" | "CURRENCY_NOT_ENABLED" | "FX_RATE_UNAVAILABLE" | "AMOUNT_BELOW_MIN" | "AMOUNT_ABOVE_MAX" | "TRAFFIC_LIMIT_REACHED" | "MERCHANT_NOT_APPROVED" | "PAYOUTS_NOT_SUPPORTED" | "NO_AVAILABLE_METHOD" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "REQUISITE_NOT_FOUND" | "CREDIT_NOT_FOUND" | "CREDIT_ALREADY_MATCHED" | "AMOUNT_MISMATCH" | "CURRENCY_MISMATCH" | "STATEMENT_INVALID" | "STATEMENT_NOT_FOUND" | "STATEMENT_PROFILE_NOT_FOUND" | "REQUISITE_MISMATCH" | "SANDBOX_ORDER" | "DEVICE_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "TEMPLATE_BUILT_IN" | "ALERT_CHANNEL_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WITHDRAWAL_NOT_FOUND" | "WITHDRAWAL_ALREADY_DECIDED" | "DESTINATION_NOT_FOUND" | "TWO_FACTOR_CODE_INVALID";
         /** @description the answer of every refusal and failure (D1); the trace id is also in the `X-Trace-Id` header */
         ErrorEnvelope: {
             /** @constant */
@@ -2825,6 +3029,51 @@ export interface components {
             duplicateOf: string | null;
             /** @description `TRANSACTION_ID_REUSED`: the id came before with other terms, so this is another credit */
             warnings: string[];
+        };
+        ForwardingAppDelivery: {
+            /** @description the app's id of the delivery */
+            id: string;
+            webhookId: string;
+            /** @description `sms:received`, `system:ping`, or another of the app's events */
+            event: string;
+            /** @description the app's own id of the phone (the gateway's is in the path) */
+            deviceId: string;
+            /** @description `sms:received`: `messageId`, `message`, `sender`, `phoneNumber`, `simNumber`, `receivedAt`; `system:ping`: `health` */
+            payload: {
+                [key: string]: unknown;
+            };
+        };
+        ForwardingAppDeliveryResult: {
+            /** @description the app's event, as sent */
+            event: string;
+            /**
+             * @description `message`: an SMS read as the device's message; `heartbeat`: `system:ping`; `ignored`: another event of the app (the device is heard from all the same)
+             * @enum {string}
+             */
+            outcome: "message" | "heartbeat" | "ignored";
+            message: {
+                /** @description the device's id of the message */
+                id: string;
+                /** @description `msg_` id: the message as kept */
+                messageId: string;
+                /** @enum {string} */
+                outcome: "credit" | "skipped" | "unread";
+                /** @description why skipped or unread (`unknown device`, `no template reads it`, …) */
+                reason: string | null;
+                /** @description the credit it is */
+                creditId: string | null;
+                /** @enum {string|null} */
+                status: "matched" | "unmatched" | "ignored" | null;
+                /** @description the order the credit paid */
+                orderId: string | null;
+                /** @description the message, or its money, was recorded before; nothing changed now */
+                duplicate: boolean;
+                /** @description the credit a duplicate repeats */
+                duplicateOf: string | null;
+                /** @description `TRANSACTION_ID_REUSED`, `DEVICE_CLOCK_AHEAD` */
+                warnings: string[];
+            } | null;
+            device: components["schemas"]["Device"];
         };
         IgnoreCreditRequest: {
             reason: string;
@@ -3714,6 +3963,8 @@ export interface components {
                     to: string | null;
                 } | null;
             }[];
+            /** @description the provider's devices that were silent during the day (their requisites taking no new order), oldest first */
+            deviceSilences: components["schemas"]["DeviceSilence"][];
         };
         ReconciliationRow: {
             requisiteId: string | null;
@@ -3735,6 +3986,14 @@ export interface components {
             unmatched: number;
             ignored: number;
             completedWithoutCredit: number;
+        };
+        RecoverWebhookRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601; at most 30 days ago, not in the future
+             * @example 2026-01-15T12:00:00Z
+             */
+            since: string;
         };
         RejectMerchantRequest: {
             /** @description why the application is rejected, for the merchant to read: 3 to 1000 characters after trimming */
@@ -4146,6 +4405,26 @@ export interface components {
             capUsd: string;
             notifyOnly: boolean;
         };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * Format: uri
+             * @description absolute http(s) URL of a public host
+             */
+            url?: string;
+            /**
+             * @description event kinds the endpoint takes (`order.completed`, `order.cancelled`, `order.appealed`, `order.updated`), or `["*"]` for every kind
+             * @example [
+             *       "order.completed",
+             *       "order.cancelled"
+             *     ]
+             */
+            events?: string[];
+            description?: string | null;
+            /** @description desk ids of the merchant whose events the endpoint takes; null: every desk */
+            desks?: string[] | null;
+            /** @description false stops deliveries (events meanwhile are not queued; recover them after enabling) */
+            enabled?: boolean;
+        };
         UserAccount: {
             /** @description `usr_` id */
             id: string;
@@ -4163,6 +4442,116 @@ export interface components {
              * @example 2026-01-15T12:00:00Z
              */
             createdAt: string;
+        };
+        WebhookAttempt: {
+            /** @description attempt id; pass as `before` for the next page */
+            id: string;
+            /** @description the event id: `webhook-id` of the delivery */
+            eventId: string;
+            /** @description event kind */
+            type: string;
+            /** @description attempt number within its schedule (a recovery starts a new one) */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            at: string;
+            /**
+             * @description `retry`: due again at `nextAttemptAt`; `interrupted`: the sender stopped mid-send, tried again
+             * @enum {string}
+             */
+            outcome: "delivered" | "retry" | "failed" | "interrupted";
+            /** @description the receiver's HTTP status; null when no answer came */
+            statusCode: number | null;
+            durationMs: number | null;
+            /** @description why no answer came (timeout, connection refused, blocked address) */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            nextAttemptAt: string | null;
+        };
+        WebhookAttemptsPage: {
+            attempts: components["schemas"]["WebhookAttempt"][];
+            hasMore: boolean;
+            /** @description pass as `before` for the next page */
+            next: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description `whe_` id */
+            id: string;
+            url: string;
+            events: string[];
+            desks: string[] | null;
+            description: string | null;
+            enabled: boolean;
+            /** @description why it is disabled: by the merchant, a `410 Gone`, or five days of failures; null while enabled */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointCreated: {
+            /** @description `whe_` id */
+            id: string;
+            url: string;
+            events: string[];
+            desks: string[] | null;
+            description: string | null;
+            enabled: boolean;
+            /** @description why it is disabled: by the merchant, a `410 Gone`, or five days of failures; null while enabled */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            updatedAt: string;
+            /**
+             * @description `whsec_` + base64 of 32 random bytes: shown in this answer only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookRecovery: {
+            /** @description events queued again: failed deliveries since then, and events the endpoint takes that it never got (it was disabled or did not exist yet) */
+            requeued: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, seconds precision: `YYYY-MM-DDTHH:MM:SSZ`
+             * @example 2026-01-15T12:00:00Z
+             */
+            since: string;
+        };
+        WebhookSecret: {
+            /** @description the new `whsec_` secret, shown in this answer only; the previous one keeps signing beside it for 24 hours */
+            secret: string;
+        };
+        WebhookTestEvent: {
+            /** @description the `webhook-id` of the test delivery (type `webhook.test`) */
+            eventId: string;
         };
         Withdrawal: {
             /** @description `wdr_` id */
@@ -4706,6 +5095,21 @@ export interface components {
                 };
             };
         };
+        /** @description error envelope; `fault.code` is `WEBHOOK_ENDPOINT_NOT_FOUND` */
+        WebhookEndpointNotFound: {
+            headers: {
+                "X-Trace-Id": components["headers"]["TraceId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    fault: {
+                        /** @enum {unknown} */
+                        code: "WEBHOOK_ENDPOINT_NOT_FOUND";
+                    };
+                };
+            };
+        };
         /** @description error envelope; `fault.code` is `WITHDRAWAL_ALREADY_DECIDED` */
         WithdrawalAlreadyDecided: {
             headers: {
@@ -5143,6 +5547,349 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["GatewayAuthFailed"];
             404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description oldest first */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookEndpointList"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            401: components["responses"]["GatewayAuthFailed"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description the endpoint and its secret */
+            201: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookEndpointCreated"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["GatewayAuthFailed"];
+            /** @description error envelope; `fault.code` is one of: `REPLAY_DETECTED`, `WEBHOOK_ENDPOINT_LIMIT_REACHED` */
+            409: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "REPLAY_DETECTED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookEndpoint"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description the endpoint as it now stands */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookEndpoint"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            /** @description error envelope; `fault.code` is one of: `VALIDATION_ERROR`, `INVALID_CALLBACK_URL` */
+            400: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "VALIDATION_ERROR" | "INVALID_CALLBACK_URL";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new secret, in this answer only */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookSecret"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description how many events were queued */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookRecovery"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description queued; its attempt shows in the log */
+            202: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookTestEvent"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["ReplayDetected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description an attempt id from the previous page */
+                before?: string;
+                /** @description default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description `whe_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of attempts */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["WebhookAttemptsPage"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["GatewayAuthFailed"];
+            404: components["responses"]["WebhookEndpointNotFound"];
             409: components["responses"]["ReplayDetected"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8156,7 +8903,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        result: components["schemas"]["Device"];
+                        result: components["schemas"]["DeviceWithSigningKey"];
                         traceId: components["schemas"]["TraceId"];
                     };
                 };
@@ -8178,6 +8925,42 @@ export interface operations {
                     };
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateDeviceSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `dev_` id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Issue a device a new signing key; the old one fails at once */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["DeviceWithSigningKey"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["AdminAuthFailed"];
+            404: components["responses"]["DeviceNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -8766,6 +9549,90 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             401: components["responses"]["AuthFailed"];
+            /** @description `REQUEST_TIMEOUT`: the body did not arrive whole within 30 s */
+            408: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the body is over 1 MiB */
+            413: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    forwardingAppWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prv_` id of a pool provider */
+                providerId: string;
+                /** @description `dev_` id */
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForwardingAppDelivery"];
+            };
+        };
+        responses: {
+            /** @description what became of the delivery */
+            200: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                        result: components["schemas"]["ForwardingAppDeliveryResult"];
+                        traceId: components["schemas"]["TraceId"];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            /** @description error envelope; `fault.code` is one of: `AUTH_HEADERS_MISSING`, `AUTH_TIMESTAMP_INVALID`, `AUTH_TIMESTAMP_SKEW`, `AUTH_FAILED` */
+            401: {
+                headers: {
+                    "X-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        fault: {
+                            /** @enum {unknown} */
+                            code: "AUTH_HEADERS_MISSING" | "AUTH_TIMESTAMP_INVALID" | "AUTH_TIMESTAMP_SKEW" | "AUTH_FAILED";
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the body did not arrive whole within 30 s */
             408: {
                 headers: {
