@@ -308,12 +308,73 @@ export async function receiveMessages(ctx: Ctx, providerId: string, headers: Rec
   return { ok: true, value: await readMessages(ctx, auth.providerId, items) };
 }
 
+/** At most this many messages are read in one transaction when requests are grouped. */
+export const MESSAGE_GROUP_MAX = 500;
+
+interface WaitingRequest {
+  items: MessageInput[];
+  resolve: (answers: MessageAnswer[]) => void;
+  reject: (err: unknown) => void;
+}
+interface ProviderQueue {
+  running: boolean;
+  waiting: WaitingRequest[];
+}
+/** Per process and provider: the requests waiting while a group of messages is being read. */
+const queues = new WeakMap<Ctx, Map<string, ProviderQueue>>();
+
 /**
- * Messages already authenticated and checked, read in one transaction: every device named heard
- * from, each message read, its credits recorded and matched together and every message kept. Also
- * what the forwarding app's deliveries come to (phoneApp.ts).
+ * Messages already authenticated and checked, read with the messages of other requests of the same
+ * pool that arrive meanwhile (a group commit): the first is read at once, and requests arriving while
+ * a group is read go together in the next transaction, up to MESSAGE_GROUP_MAX messages. Phones send
+ * one text per request; reading them one transaction each costs the database most of the work.
+ * Each request gets its own answers, in its order. Also what the forwarding app's deliveries come to
+ * (phoneApp.ts).
  */
-export async function readMessages(ctx: Ctx, pid: string, items: MessageInput[]): Promise<MessageAnswer[]> {
+export function readMessages(ctx: Ctx, pid: string, items: MessageInput[]): Promise<MessageAnswer[]> {
+  let byProvider = queues.get(ctx);
+  if (!byProvider) queues.set(ctx, (byProvider = new Map()));
+  let queue = byProvider.get(pid);
+  if (!queue) byProvider.set(pid, (queue = { running: false, waiting: [] }));
+  const answered = new Promise<MessageAnswer[]>((resolve, reject) => queue.waiting.push({ items, resolve, reject }));
+  if (!queue.running) void readQueued(ctx, pid, queue);
+  return answered;
+}
+
+async function readQueued(ctx: Ctx, pid: string, queue: ProviderQueue): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.waiting.length > 0) {
+      const group: WaitingRequest[] = [];
+      let n = 0;
+      while (queue.waiting.length > 0 && (group.length === 0 || n + queue.waiting[0]!.items.length <= MESSAGE_GROUP_MAX)) {
+        const w = queue.waiting.shift()!;
+        group.push(w);
+        n += w.items.length;
+      }
+      try {
+        const answers = await readMessagesTogether(ctx, pid, group.flatMap((w) => w.items));
+        let k = 0;
+        for (const w of group) {
+          w.resolve(answers.slice(k, k + w.items.length));
+          k += w.items.length;
+        }
+      } catch (err) {
+        // A group that failed is read again request by request, so a failure is only its own request's.
+        if (group.length === 1) group[0]!.reject(err);
+        else for (const w of group) await readMessagesTogether(ctx, pid, w.items).then(w.resolve, w.reject);
+      }
+    }
+  } finally {
+    queue.running = false;
+  }
+}
+
+/**
+ * Messages read in one transaction: every device named heard from, each message read, its credits
+ * recorded and matched together and every message kept.
+ */
+async function readMessagesTogether(ctx: Ctx, pid: string, items: MessageInput[]): Promise<MessageAnswer[]> {
   const answers = await txWithRetry(ctx, async (q) => {
     const nowMs = ctx.clock.now();
     const at = new Date(nowMs);

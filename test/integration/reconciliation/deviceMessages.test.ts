@@ -91,6 +91,27 @@ describe('messages into credits', () => {
     expect(dev1.messagesToday).toBe(1);
   });
 
+  it('thirty phones\' requests at once: each answered with its own message and credit, a repeat among them answered as one', async () => {
+    const amounts = Array.from({ length: 30 }, (_, i) => 3001 + i);
+    const messages = amounts.map((a) => sms(dev.id, `Зачисление ${a} ₽ по СБП от Пётр П.`));
+    // The last message goes twice, in two requests at once.
+    const requests = [...messages.map((m) => [m]), [messages[29]!]];
+    const answers = await Promise.all(requests.map((ms) => send(p, ms)));
+    const credits = new Set<string>();
+    for (const [i, r] of answers.entries()) {
+      expect(r.status, r.body).toBe(200);
+      const got = r.json.result.messages;
+      expect(got).toHaveLength(1);
+      expect(got[0]).toMatchObject({ id: requests[i]![0]!.id, outcome: 'credit' });
+      const credit = (await adminCall(origin, 'GET', `/credits/${got[0].creditId}`)).json.result;
+      expect(credit).toMatchObject({ amount: `${amounts[Math.min(i, 29)]}.00`, sourceId: requests[i]![0]!.id });
+      credits.add(got[0].creditId);
+    }
+    expect(credits.size).toBe(30);
+    const last = [answers[29]!.json.result.messages[0], answers[30]!.json.result.messages[0]];
+    expect(last.map((a: { duplicate: boolean }) => a.duplicate).sort()).toEqual([false, true]);
+  });
+
   it('the same id with another amount is another payment, with TRANSACTION_ID_REUSED', async () => {
     const m = sms(dev.id, 'Зачисление 700 ₽ по СБП от Олег О.');
     const first = (await send(p, [m])).json.result.messages[0];
