@@ -312,7 +312,7 @@ describe('webhook endpoints: delivery', () => {
     const ep = json(await get(d, `/webhook-endpoints/${e.id}`)).result;
     expect(ep).toMatchObject({ enabled: false, disabledReason: 'the receiver answered 410 Gone' });
     expect((await attemptsOf(d, e.id)).attempts[0]).toMatchObject({ outcome: 'failed', statusCode: 410 });
-    const { rows } = await h.ctx.db.query<{ action: string; detail: string }>(`SELECT action, detail FROM audit_entries WHERE object_id = $1 ORDER BY at`, [e.id]);
+    const { rows } = await h.ctx.db.query<{ action: string; detail: string }>(`SELECT action, detail FROM audit_entries WHERE object_id = $1 ORDER BY id`, [e.id]);
     expect(rows.map((r) => r.action)).toEqual(['webhook-endpoint.create', 'webhook-endpoint.disable']);
     expect(await disabledMails(e.id)).toEqual([{ to: `owner-${d.id}@example.com`, reason: 'the receiver answered 410 Gone' }]);
     // No more deliveries while disabled: a new event is not even queued for it.
