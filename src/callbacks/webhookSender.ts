@@ -216,7 +216,7 @@ export class WebhookSender {
     }
   }
 
-  /** Stops claiming, lets sends in flight finish within graceMs, then hands back the unfinished ones (their lease runs out otherwise). */
+  /** Stops claiming and lets sends in flight finish within graceMs; sends still unfinished are cut off, and another sender takes them over after their lease, logging them `interrupted`. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     this.wake?.();

@@ -161,7 +161,7 @@ export async function recoverEndpoint(ctx: Ctx, merchantId: string, actor: strin
     const ep = await mustGet(q, merchantId, id);
     const requeued = await store.recoverSince(q, ep, since, new Date(now));
     await audit(q, ctx, actor, 'recover', id, `since ${isoSeconds(since)}: ${requeued} queued`);
-    if (requeued > 0) await q.query(`SELECT pg_notify('paygate_webhooks', '')`);
+    if (requeued > 0) await store.notifyWebhookSenders(q);
     return requeued;
   });
   return { requeued: n, since: isoSeconds(since) };

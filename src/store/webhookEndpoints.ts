@@ -5,7 +5,7 @@
  * function per statement, the connection or transaction first.
  */
 import type { Db, Queryable } from './db.js';
-import { WEBHOOK_BODY_SQL } from './outbox.js';
+import { WEBHOOK_BODY_SQL, WEBHOOK_CHANNEL } from './outbox.js';
 
 export interface WebhookEndpointRow {
   id: string;
@@ -251,7 +251,12 @@ export async function insertTestDelivery(q: Queryable, d: { endpointId: string; 
      VALUES ($1, $2, 'webhook.test', $3, 'pending', 0, $4, $4)`,
     [d.endpointId, d.eventId, d.body, d.at],
   );
-  await q.query(`SELECT pg_notify('paygate_webhooks', '')`);
+  await notifyWebhookSenders(q);
+}
+
+/** Wakes idle webhook senders once the caller's transaction commits. */
+export async function notifyWebhookSenders(q: Queryable): Promise<void> {
+  await q.query(`SELECT pg_notify('${WEBHOOK_CHANNEL}', '')`);
 }
 
 /**
