@@ -31,7 +31,8 @@ export function attemptDelivery(ctx: Ctx, sender: Sender, e: ClaimedEvent, attem
     const made = await attemptOnce(ctx, sender, e, attempt);
     s.set({ 'http.response.status_code': made.result.httpCode, 'paygate.callback.outcome': made.outcome, 'paygate.callback.error': made.result.error });
     return made;
-  });
+    // The attempt continues the trace of the request or job that wrote the event.
+  }, e.trace_parent);
 }
 
 async function attemptOnce(ctx: Ctx, sender: Sender, e: ClaimedEvent, attempt: number): Promise<{ result: SendResult; outcome: AttemptOutcome }> {

@@ -6,6 +6,7 @@ import { insertAuditEntry } from '../store/audit.js';
 import { findDeskOrder, findScopedOrder, getOrderById, type OrderRow, type OrderScope } from '../store/orders.js';
 import { AppError } from '../domain/errors.js';
 import { isoOrNull, isoSeconds } from '../domain/time.js';
+import { activeTraceParent } from '../telemetry/index.js';
 import { eventBody } from './orderViews.js';
 
 /** The outbox record of the order's event at `at`, to the URL captured at creation. */
@@ -16,14 +17,14 @@ function eventOf(order: OrderRow, event: EventKind, at: number) {
 /** Writes the order's event to the outbox inside the caller's transaction, to the URL captured at creation. */
 export async function emitEvent(q: Queryable, ctx: Ctx, order: OrderRow, event: EventKind): Promise<string> {
   const e = eventOf(order, event, ctx.clock.now());
-  await insertEvents(q, [e]);
+  await insertEvents(q, [e], activeTraceParent());
   return e.id;
 }
 
 /** `emitEvent` for several orders in one statement, in the order given. */
 export async function emitEvents(q: Queryable, ctx: Ctx, orders: readonly OrderRow[], event: EventKind): Promise<void> {
   const at = ctx.clock.now();
-  await insertEvents(q, orders.map((o) => eventOf(o, event, at)));
+  await insertEvents(q, orders.map((o) => eventOf(o, event, at)), activeTraceParent());
 }
 
 /** The event that states an order's current status (Events table: order.updated for open orders). */

@@ -41,6 +41,8 @@ export const SUPPRESSED_NO_URL = 'no callback URL: the order was created without
 export async function insertEvents(
   q: Queryable,
   es: readonly { id: string; orderId: string; deskId: string; event: EventKind; body: string; url: string | null; at: Date; sandbox: boolean }[],
+  /** The W3C traceparent of the work writing them, with tracing on: their callback attempts continue its trace. */
+  traceParent: string | null = null,
 ): Promise<void> {
   if (es.length === 0) return;
   const items = es.map((e, n) => ({
@@ -52,17 +54,17 @@ export async function insertEvents(
          FROM jsonb_to_recordset($1::jsonb) AS e(n int, id text, order_id text, desk_id text, event text, body text, url text, receiver text, at timestamptz, sandbox boolean)
          LEFT JOIN desks d ON d.id = e.desk_id),
      ins AS (
-       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, finished_at, sandbox)
+       INSERT INTO outbox_events (id, order_id, desk_id, event, body, url, receiver, state, attempts, next_attempt_at, created_at, finished_at, sandbox, trace_parent)
        SELECT e.id, e.order_id, e.desk_id, e.event, e.body, e.url, e.receiver,
               CASE WHEN e.suppressed IS NULL THEN 'pending' ELSE 'suppressed' END, CASE WHEN e.suppressed IS NULL THEN 0 ELSE 1 END,
-              CASE WHEN e.suppressed IS NULL THEN e.at END, e.at, CASE WHEN e.suppressed IS NOT NULL THEN e.at END, e.sandbox
+              CASE WHEN e.suppressed IS NULL THEN e.at END, e.at, CASE WHEN e.suppressed IS NOT NULL THEN e.at END, e.sandbox, $2::text
          FROM e ORDER BY e.n RETURNING id, state),
      att AS (
        INSERT INTO callback_attempts (event_id, order_id, attempt, outcome, http_code, response, error, at)
        SELECT e.id, e.order_id, 1, 'suppressed', NULL, NULL, e.suppressed, e.at FROM e WHERE e.suppressed IS NOT NULL ORDER BY e.n),
      wh AS (
-       INSERT INTO webhook_deliveries (endpoint_id, event_id, event, body, state, attempts, next_attempt_at, created_at)
-       SELECT w.id, e.id, e.event, ${WEBHOOK_BODY_SQL}, 'pending', 0, e.at, e.at
+       INSERT INTO webhook_deliveries (endpoint_id, event_id, event, body, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT w.id, e.id, e.event, ${WEBHOOK_BODY_SQL}, 'pending', 0, e.at, e.at, $2::text
          FROM e JOIN desks d ON d.id = e.desk_id
          JOIN webhook_endpoints w ON w.merchant_id = d.merchant_id AND w.enabled
           AND (w.desks IS NULL OR e.desk_id = ANY(w.desks)) AND ('*' = ANY(w.events) OR e.event = ANY(w.events))
@@ -71,7 +73,7 @@ export async function insertEvents(
      SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM ins WHERE state = 'pending')
      UNION ALL
      SELECT pg_notify('${WEBHOOK_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM wh)`,
-    [JSON.stringify(items)],
+    [JSON.stringify(items), traceParent],
   );
 }
 
@@ -93,6 +95,8 @@ export interface OutboxRow {
   finished_at: Date | null;
   /** The order's sandbox flag (migration 0015); null for events written before it. */
   sandbox?: boolean | null;
+  /** The traceparent of the work that wrote the event (migration 0035); null with tracing off. */
+  trace_parent?: string | null;
 }
 
 /**

@@ -122,6 +122,8 @@ export interface ClaimedDelivery {
   prev_secret_enc: string | null;
   prev_secret_until: Date | null;
   failing_since: Date | null;
+  /** The traceparent of the work that wrote the event (migration 0035); null with tracing off. */
+  trace_parent: string | null;
 }
 
 /** Advisory lock key of the claim: claims of every instance run one at a time, so no endpoint ever has more than its room in flight. */
@@ -155,7 +157,7 @@ export async function claimDeliveries(db: Db, c: { me: string; now: Date; leaseU
        upd AS (
          UPDATE webhook_deliveries d SET locked_by = $1, locked_until = $3, attempts = d.attempts + 1
            FROM due WHERE d.id = due.id
-         RETURNING d.id, d.endpoint_id, d.event_id, d.event, d.body, d.attempts, due.was_locked_by, due.url, due.secret_enc, due.prev_secret_enc, due.prev_secret_until, due.failing_since),
+         RETURNING d.id, d.endpoint_id, d.event_id, d.event, d.body, d.attempts, d.trace_parent, due.was_locked_by, due.url, due.secret_enc, due.prev_secret_enc, due.prev_secret_until, due.failing_since),
        lost AS (
          INSERT INTO webhook_attempts (endpoint_id, event_id, event, attempt, outcome, error, at, next_attempt_at)
          SELECT endpoint_id, event_id, event, attempts - 1, 'interrupted', 'the sender stopped before the answer arrived', $2, $2 FROM upd WHERE was_locked_by IS NOT NULL)

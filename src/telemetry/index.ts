@@ -14,9 +14,12 @@ export interface SpanHandle {
 
 /** What otel.ts provides once loaded. */
 export interface Tracing {
-  span<T>(name: string, attrs: SpanAttributes, fn: (s: SpanHandle) => Promise<T>): Promise<T>;
+  /** A span, a child of `parent` (a W3C traceparent) when given, else of the span running now. */
+  span<T>(name: string, attrs: SpanAttributes, fn: (s: SpanHandle) => Promise<T>, parent?: string | null): Promise<T>;
   /** The trace id of the span running now, or null outside any span. */
   traceId(): string | null;
+  /** The W3C traceparent of the span running now, or null outside any span. */
+  traceParent(): string | null;
   /** Sends the spans still waiting and stops. */
   shutdown(): Promise<void>;
 }
@@ -53,9 +56,17 @@ export function tracingOn(): boolean {
   return tracing !== null;
 }
 
-/** Runs fn inside a span named `name` (a child of the span running now); with tracing off, just runs fn. */
-export function span<T>(name: string, attrs: SpanAttributes, fn: (s: SpanHandle) => Promise<T>): Promise<T> {
-  return tracing ? tracing.span(name, attrs, fn) : fn(NO_SPAN);
+/**
+ * Runs fn inside a span named `name`: a child of `parent` (a W3C traceparent kept with the work,
+ * such as an outbox event's) when given, else of the span running now. With tracing off, just runs fn.
+ */
+export function span<T>(name: string, attrs: SpanAttributes, fn: (s: SpanHandle) => Promise<T>, parent?: string | null): Promise<T> {
+  return tracing ? tracing.span(name, attrs, fn, parent) : fn(NO_SPAN);
+}
+
+/** The W3C traceparent of the request or job running now, to keep with work done later; null with tracing off. */
+export function activeTraceParent(): string | null {
+  return tracing ? tracing.traceParent() : null;
 }
 
 /** The trace id of the request or job running now; null with tracing off. */

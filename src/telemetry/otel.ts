@@ -4,7 +4,7 @@
  * processor's delays and sizes, the sampler, the resource attributes, OTEL_SERVICE_NAME.
  */
 import { register } from 'node:module';
-import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -68,8 +68,10 @@ export function startOtel(): Tracing {
 
   const tracer = trace.getTracer('paygate');
   return {
-    span(name, attrs, fn) {
-      return tracer.startActiveSpan(name, { attributes: clean(attrs) }, async (s) => {
+    span(name, attrs, fn, parent) {
+      // A kept traceparent continues its trace; one that does not parse starts a new trace.
+      const ctx = parent ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : context.active();
+      return tracer.startActiveSpan(name, { attributes: clean(attrs) }, ctx, async (s) => {
         try {
           return await fn({ set: (a) => s.setAttributes(clean(a)) });
         } catch (err) {
@@ -83,6 +85,12 @@ export function startOtel(): Tracing {
     },
     traceId() {
       return trace.getActiveSpan()?.spanContext().traceId ?? null;
+    },
+    traceParent() {
+      if (!trace.getActiveSpan()) return null;
+      const carrier: { traceparent?: string } = {};
+      propagation.inject(context.active(), carrier);
+      return carrier.traceparent ?? null;
     },
     async shutdown() {
       await provider.shutdown();

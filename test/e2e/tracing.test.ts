@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/signing.js';
 import { startMockProvider, type MockProvider } from '../../tools/mock-provider.js';
 import { createTestDb, serverUrl, type TestDb } from '../helpers/db.js';
-import { bareEnv, copyOfMigratedDataDir, freePort, killChildren, NO_DRAIN, ROOT, runAsNpmStart, scratchDir, stop, STARTUP_MS, until, waitStatus, type Proc } from '../helpers/process.js';
+import { adminApi, bareEnv, copyOfMigratedDataDir, freePort, killChildren, NO_DRAIN, ROOT, runAsNpmStart, scratchDir, stop, STARTUP_MS, until, waitStatus, type Proc } from '../helpers/process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /**
@@ -155,13 +155,8 @@ describe(`traces of the server over OTLP/HTTP (${serverUrl ? 'PostgreSQL' : 'emb
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function adminCall(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as any };
+  function adminCall(method: string, path: string, body?: unknown) {
+    return adminApi(base, ADMIN_TOKEN)(method, path, body);
   }
 
   async function signedCall(method: 'GET' | 'POST', path: string, body = '') {
@@ -244,20 +239,32 @@ describe(`traces of the server over OTLP/HTTP (${serverUrl ? 'PostgreSQL' : 'emb
     expect(spans.find((s) => s.name === 'request')!.attributes).toMatchObject({ 'http.route': '/gw/v1/orders/:id', 'http.response.status_code': 404 });
   });
 
-  it('each callback attempt is a span with the event, the order, the HTTP code and the outcome; the merchant receives its traceparent', async () => {
+  it('each callback attempt and webhook delivery is a span in the trace of the request that caused it, with the event, the order, the HTTP code and the outcome; the receivers get its traceparent', async () => {
+    const endpoint = await signedCall('POST', '/gw/v1/webhook-endpoints', JSON.stringify({ url: `${merchant.url}/hook`, events: ['order.cancelled'] }));
+    expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
     const created = await signedCall('POST', '/gw/v1/orders', JSON.stringify({ amount: 2500, currency: 'RUB', rail: 'Sbp', orderRef: 'trace-2' }));
     expect(created.status).toBe(201);
     const orderId = created.json.result.id as string;
     const cancelled = await signedCall('POST', `/gw/v1/orders/${orderId}/cancel`);
     expect(cancelled.status).toBe(200);
+    const cancelTrace = cancelled.traceHeader!;
+    expect(cancelTrace).toMatch(/^[0-9a-f]{32}$/);
 
-    await until('the callback', () => merchant.hits.some((h) => h.body.toString('utf8').includes(orderId)), 15_000);
-    const hit = merchant.hits.find((h) => h.body.toString('utf8').includes(orderId))!;
+    const hitOf = (path: string) => merchant.hits.find((h) => h.path.split('?')[0] === path && h.body.toString('utf8').includes(orderId));
+    await until('the callback and the webhook delivery', () => !!hitOf('/callbacks') && !!hitOf('/hook'), 15_000);
+    const hit = hitOf('/callbacks')!;
     const eventId = hit.headers['x-gate-event-id'] as string;
     const parent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(hit.headers.traceparent));
     expect(parent, String(hit.headers.traceparent)).not.toBeNull();
+    // The callback continues the trace of the cancel request that wrote its event.
+    expect(parent![1]).toBe(cancelTrace);
+    const hook = hitOf('/hook')!;
+    const hookParent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(hook.headers.traceparent));
+    expect(hookParent?.[1], String(hook.headers.traceparent)).toBe(cancelTrace);
 
-    const spans = await spansOf(parent![1]!, (s) => s.some((x) => x.name === 'callback.attempt'));
+    const spans = await spansOf(cancelTrace, (s) => s.some((x) => x.name === 'callback.attempt') && s.some((x) => x.name === 'webhook.attempt') && s.some((x) => x.name === 'request'));
+    const request = spans.find((s) => s.name === 'request')!;
+    expect(request.attributes).toMatchObject({ 'http.route': '/gw/v1/orders/:id/cancel' });
     const attempt = spans.find((s) => s.name === 'callback.attempt')!;
     expect(attempt.attributes).toMatchObject({
       'paygate.event.id': eventId,
@@ -266,9 +273,22 @@ describe(`traces of the server over OTLP/HTTP (${serverUrl ? 'PostgreSQL' : 'emb
       'http.response.status_code': 200,
       'paygate.callback.outcome': 'delivered',
     });
+    // Its parent is a span of the request (the request itself or a span within it).
+    expect(ancestry(spans, attempt)).toContain('request');
     const post = spans.find((s) => s.spanId === parent![2])!;
     expect(post.name).toBe('POST');
     expect(post.parentSpanId).toBe(attempt.spanId);
+
+    const delivery = spans.find((s) => s.name === 'webhook.attempt')!;
+    expect(delivery.attributes).toMatchObject({
+      'paygate.webhook_endpoint.id': endpoint.json.result.id,
+      'paygate.event.id': hook.headers['webhook-id'],
+      'paygate.webhook.event': 'order.cancelled',
+      'paygate.webhook.attempt': 1,
+      'http.response.status_code': 200,
+    });
+    expect(ancestry(spans, delivery)).toContain('request');
+    expect(spans.find((s) => s.spanId === hookParent![2])!.parentSpanId).toBe(delivery.spanId);
   });
 
   it('a trace holds no token of a path, no query, no secret of a callback URL, no Redis key', async () => {
@@ -281,7 +301,7 @@ describe(`traces of the server over OTLP/HTTP (${serverUrl ? 'PostgreSQL' : 'emb
     const exported = otlp.hits.map((h) => h.body.toString('utf8')).join('\n');
     for (const secret of [token, 'someone%40shop.example', CALLBACK_QUERY_SECRET, desk.secret, 'prv_trace_secret_0123456789abcdef']) expect(exported).not.toContain(secret);
     expect(exported).not.toMatch(/paygate:nonce:/);
-    const callbackPost = decode(otlp).find((s) => s.name === 'POST' && String(s.attributes['url.full']).startsWith(merchant.url))!;
+    const callbackPost = decode(otlp).find((s) => s.name === 'POST' && String(s.attributes['url.full']).startsWith(`${merchant.url}/callbacks`))!;
     expect(callbackPost.attributes).toMatchObject({ 'url.full': `${merchant.url}/callbacks`, 'url.query': '' });
   });
 
