@@ -14,6 +14,7 @@ import {
 import { AttemptRecorder, attemptDelivery, retryDelayMs, type Sender } from './attempts.js';
 import { createPinnedDispatcher } from './pinnedDispatcher.js';
 import { DEFAULT_CALLBACK_TIMEOUT_MS } from './send.js';
+import { Waker } from './waker.js';
 
 /** Idle poll: how late a retry can start when nothing wakes the worker sooner (new events wake it at once). */
 export const DELIVERY_PERIOD_MS = 10_000;
@@ -63,11 +64,7 @@ export class DeliveryWorker implements Sender {
   // Continuous mode (start/stop).
   private running: Promise<void> | null = null;
   private stopping = false;
-  private wakePending = false;
-  private wake: (() => void) | null = null;
-  private wakeOnSlot = false;
-  /** A slot freed since the current pass began (its claim may have seen the receiver still full). */
-  private slotFreed = false;
+  private readonly waker = new Waker();
   private unlisten: (() => Promise<void>) | null = null;
   private closed = false;
 
@@ -160,8 +157,7 @@ export class DeliveryWorker implements Sender {
     // A claim costs about the same for 1 row as for 50: wait until a quarter of a host's share is
     // free (or the worker is empty) rather than claiming one row per finished send.
     if (n <= this.perReceiver - Math.max(1, Math.floor(this.perReceiver / 4)) || this.inFlight.size === 0) {
-      this.slotFreed = true;
-      if (this.wakeOnSlot) this.wake?.();
+      this.waker.slotFreed();
     }
   }
 
@@ -189,8 +185,7 @@ export class DeliveryWorker implements Sender {
 
   /** Called when new events may be due (a NOTIFY, or a caller that just wrote one). */
   kick(): void {
-    this.wakePending = true;
-    this.wake?.();
+    this.waker.kick();
   }
 
   private async listen(): Promise<void> {
@@ -210,37 +205,11 @@ export class DeliveryWorker implements Sender {
     }
   }
 
-  private waitForWake(ms: number, onSlot: boolean): Promise<void> {
-    if (this.wakePending || this.stopping || (onSlot && this.slotFreed)) {
-      this.wakePending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      let woken = false;
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        this.wakeOnSlot = false;
-        this.wakePending = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      // One turn later, so every slot a batch of records frees is free before the next claim.
-      this.wake = () => {
-        if (woken) return;
-        woken = true;
-        setImmediate(done);
-      };
-      this.wakeOnSlot = onSlot;
-    });
-  }
-
   private async loop(): Promise<void> {
     await this.listen();
     while (!this.stopping) {
       let r = { started: 0, filled: false, hostLimited: false };
-      this.wakePending = false;
-      this.slotFreed = false;
+      this.waker.reset();
       try {
         r = await this.claimAndStart();
       } catch (err) {
@@ -251,14 +220,14 @@ export class DeliveryWorker implements Sender {
       }
       if (this.stopping) break;
       if (this.inFlight.size >= this.concurrency) {
-        await this.waitForWake(this.idlePollMs, true);
+        await this.waker.wait(this.idlePollMs, true);
       } else if (r.filled && r.started > 0) {
         continue; // more may be due and slots are free
       } else {
         // Nothing more due (or only receivers at their share): new events, a freed slot of a held-back
         // receiver, or the idle poll bring the next pass.
         if (!this.unlisten) void this.listen();
-        await this.waitForWake(this.idlePollMs, r.hostLimited);
+        await this.waker.wait(this.idlePollMs, r.hostLimited);
       }
     }
   }
@@ -271,7 +240,7 @@ export class DeliveryWorker implements Sender {
     if (this.closed) return;
     this.closed = true;
     this.stopping = true;
-    this.wake?.();
+    this.waker.kick();
     await this.running;
     this.running = null;
     if (this.unlisten) {

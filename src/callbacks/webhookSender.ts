@@ -23,6 +23,8 @@ import {
 import { createPinnedDispatcher } from './pinnedDispatcher.js';
 import { DEFAULT_CALLBACK_TIMEOUT_MS, postSigned } from './send.js';
 import { standardWebhookHeaders, webhookKey } from './standardWebhooks.js';
+import { span } from '../telemetry/index.js';
+import { Waker } from './waker.js';
 
 /** After attempt n fails, attempt n+1 waits WEBHOOK_RETRY_DELAYS_S[n-1] seconds (plus up to 10 %); eight attempts in all. */
 export const WEBHOOK_RETRY_DELAYS_S: readonly number[] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
@@ -87,8 +89,7 @@ export class WebhookSender {
   private flushing: Promise<void> | null = null;
   private running: Promise<void> | null = null;
   private stopping = false;
-  private wakePending = false;
-  private wake: (() => void) | null = null;
+  private readonly waker = new Waker();
   private unlisten: (() => Promise<void>) | null = null;
   private lastBacklog = Number.NEGATIVE_INFINITY;
   private readonly backlogLabels = new Set<string>();
@@ -160,8 +161,7 @@ export class WebhookSender {
   }
 
   kick(): void {
-    this.wakePending = true;
-    this.wake?.();
+    this.waker.kick();
   }
 
   private async listen(): Promise<void> {
@@ -173,33 +173,10 @@ export class WebhookSender {
     }
   }
 
-  private waitForWake(ms: number): Promise<void> {
-    if (this.wakePending || this.stopping) {
-      this.wakePending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      let finished = false;
-      const done = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        // Only this wait's own waker is cleared: a late call of an older one must not unhook the next wait.
-        if (this.wake === wake) this.wake = null;
-        this.wakePending = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      // One turn later, so every slot a batch of records frees is free before the next claim.
-      const wake = () => setImmediate(done);
-      this.wake = wake;
-    });
-  }
-
   private async loop(): Promise<void> {
     await this.listen();
     while (!this.stopping) {
-      this.wakePending = false;
+      this.waker.reset();
       try {
         await this.pump();
       } catch (err) {
@@ -212,14 +189,14 @@ export class WebhookSender {
       if (!this.unlisten) void this.listen();
       // Claimed something: a freed slot (a record written) or a new delivery wakes the next pass.
       // Claimed nothing: only a new delivery, a freed slot or the poll (retries falling due) can change that.
-      await this.waitForWake(this.idlePollMs);
+      await this.waker.wait(this.idlePollMs);
     }
   }
 
   /** Stops claiming and lets sends in flight finish within graceMs; sends still unfinished are cut off, and another sender takes them over after their lease, logging them `interrupted`. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.waker.kick();
     await this.running;
     this.running = null;
     if (this.unlisten) {
@@ -258,13 +235,18 @@ export class WebhookSender {
     if (d.prev_secret_enc && d.prev_secret_until && d.prev_secret_until.getTime() > startedAt) keys.push(this.keyOf(d.prev_secret_enc));
     const body = Buffer.from(d.body, 'utf8');
     const t0 = performance.now();
-    const r = await postSigned({
-      url: d.url,
-      body,
-      headers: standardWebhookHeaders(keys, d.event_id, Math.floor(startedAt / 1000), body),
-      dispatcher: this.dispatcher,
-      timeoutMs: this.timeoutMs,
-    });
+    // The attempt's span continues the trace of the request or job that wrote the event.
+    const r = await span('webhook.attempt', { 'paygate.webhook_endpoint.id': d.endpoint_id, 'paygate.event.id': d.event_id, 'paygate.webhook.event': d.event, 'paygate.webhook.attempt': d.attempts }, async (s) => {
+      const sent = await postSigned({
+        url: d.url,
+        body,
+        headers: standardWebhookHeaders(keys, d.event_id, Math.floor(startedAt / 1000), body),
+        dispatcher: this.dispatcher,
+        timeoutMs: this.timeoutMs,
+      });
+      s.set({ 'http.response.status_code': sent.httpCode ?? undefined, 'paygate.webhook.error': sent.error ?? undefined });
+      return sent;
+    }, d.trace_parent);
     const durationMs = Math.round(performance.now() - t0);
     const now = this.ctx.clock.now();
     let outcome: DeliveryOutcome;

@@ -8,7 +8,7 @@ import { FEED_BODY_BUDGET } from '../../src/reconciliation/routes.js';
 import { createTestDb, serverUrl, type TestDb } from '../helpers/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { partialRequest, type Answer, type PartialRequest } from '../helpers/partialRequest.js';
-import { bareEnv, copyOfMigratedDataDir, freePort, killChildren, NO_DRAIN, runAsNpmStart, scratchDir, STARTUP_MS, waitStatus, type Proc } from '../helpers/process.js';
+import { adminApi, bareEnv, copyOfMigratedDataDir, freePort, killChildren, NO_DRAIN, runAsNpmStart, scratchDir, STARTUP_MS, waitStatus, type Proc } from '../helpers/process.js';
 
 /**
  * The statement upload and the credit feed against a server process of its own (`node dist/main.js
@@ -82,14 +82,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('a server process of its own',
     await waitStatus(`${base}/healthz`, p);
     return p;
   }
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as any };
-  };
+  const admin = (method: string, path: string, body?: unknown) => adminApi(base, ADMIN_TOKEN)(method, path, body);
   const spoolsOf = (pid: number) => readdirSync(tmp).filter((n) => n.startsWith(`paygate-statement-${pid}-`));
   const feedOne = async (amount: string) => {
     const raw = JSON.stringify({ credits: [{ transactionId: `e2e-${randomBytes(6).toString('hex')}`, account: pool.account, amount, currency: 'RUB', receivedAt: new Date().toISOString() }] });

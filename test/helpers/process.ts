@@ -177,3 +177,15 @@ export async function copyOfMigratedDataDir(name: string): Promise<string> {
   cpSync(m.dir, dir, { recursive: true });
   return dir;
 }
+
+/** The operator API of a running server, called as deployment tooling calls it: status and parsed JSON. */
+export function adminApi(base: string, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+}
