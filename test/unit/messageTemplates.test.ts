@@ -4,13 +4,15 @@ import { BUILT_IN_TEMPLATES, bankAmount, currencyOf, messageAccount, patternProb
 /*
  * Built-in templates of device messages, each on sample texts of its bank's messages.
  *
- * SOURCES: the samples follow the message layouts these banks send and that their customers and
- * forwarding apps' users quote publicly (Sberbank's "900" SMS, T-Bank's push, the Indian banks'
- * UPI credit SMS with "UPI Ref No", Kaspi's and Halyk's pushes, HUMO/Uzcard's card notices,
- * Kapital Bank's "Mədaxil", Turkish banks' FAST/EFT notices, Korean banks' "입금" SMS). They were
- * written for these tests from those layouts, with names, numbers and amounts made up; they are
- * not copies of any one customer's message. A layout a bank changes is fixed here with a sample
- * of the new one.
+ * SOURCES: the samples below were written for these tests, in the layouts the banks were taken to
+ * send, with names, numbers and amounts made up; they are not copies of published messages. They
+ * test the amounts, accounts and edge cases; the evidence that each layout is a bank's own is in
+ * test/unit/messageTemplateSources.test.ts: messages as banks' customers published them, each with
+ * its source and licence, at least one for every built-in credit template (a template with none
+ * published is not built in). A layout a bank changes is fixed there with a published sample of
+ * the new one. The samples of the
+ * templates added from published layouts (rub_sbp_zachisleno, inr_received, inr_ac_credited,
+ * uzs_humo_sms, azn_transfer_in, try_transfer_in) are those of that file, anonymised the same way.
  */
 
 const read = (sender: string, text: string) => readAll(BUILT_IN_TEMPLATES, sender, text)[0] ?? null;
@@ -26,6 +28,9 @@ const CREDITS: Record<string, Sample[]> = {
     { sender: '900', text: 'СЧЁТ1234 14:05 зачисление 1500р Баланс: 20340.50р', amount: '1500.00', currency: 'RUB', account: '*1234' },
     { sender: '900', text: 'MIR-5678 09:12 Перевод из Т-Банк +918р от Анна С. Баланс: 1000р', amount: '918.00', currency: 'RUB', account: '*5678', payer: 'Анна С' },
   ],
+  tpl_builtin_rub_sbp_zachisleno: [
+    { sender: 'DOM.RF', text: 'Перевод СБП от Петра Петровича П. Зачислено 3 000.00 руб.', amount: '3000.00', currency: 'RUB', payer: 'Петра Петровича П' },
+  ],
   tpl_builtin_rub_tbank: [
     { sender: 'T-Bank', text: 'Пополнение, счет RUB. 1 500 ₽. Иван И. Доступно 12 340,10 ₽', amount: '1500.00', currency: 'RUB', payer: 'Иван И' },
   ],
@@ -40,8 +45,15 @@ const CREDITS: Record<string, Sample[]> = {
   tpl_builtin_inr_hdfc: [
     { sender: 'VM-HDFCBK', text: 'Money Received - INR 1,500.00 in your HDFC Bank A/c xx1234 on 28-11-26 by A/c linked to VPA payer@okaxis (UPI Ref No. 432112345678).', amount: '1500.00', currency: 'INR', account: '*1234', payer: 'payer@okaxis', bankReference: '432112345678' },
   ],
+  // The «; NAME credited. UPI:» tail is ICICI's layout of a UPI *debit*; published ICICI credits are in messageTemplateSources.test.ts.
   tpl_builtin_inr_icici: [
     { sender: 'AD-ICICIB', text: 'ICICI Bank Acct XX123 credited:Rs. 1,500.00 on 28-Nov-26; RAMESH K credited. UPI:432112345678. Call 18002662 for dispute.', amount: '1500.00', currency: 'INR', account: '*123', payer: 'RAMESH K', bankReference: '432112345678' },
+  ],
+  tpl_builtin_inr_received: [
+    { sender: 'AD-KOTAKB', text: 'Received Rs.250.00 in your Kotak Bank AC X3333 from john.doe@oksbi on 14-10-25.UPI Ref 2222222222. Not you, https://kotak.com/KBANKT/Fraud', amount: '250.00', currency: 'INR', account: '*3333', payer: 'john.doe@oksbi', bankReference: '2222222222' },
+  ],
+  tpl_builtin_inr_ac_credited: [
+    { sender: 'JM-PNBSMS', text: 'Ac XX7582 Credited with Rs.4750.00 11-07-2025 08:53:21 thru UPI . Aval Bal Rs.82431.67 CR. (UPI Ref ID:714628305917) Helpline 18001800/18002021-PNB', amount: '4750.00', currency: 'INR', account: '*7582', bankReference: '714628305917' },
   ],
   tpl_builtin_kzt_kaspi: [
     { sender: 'Kaspi.kz', text: 'Перевод 15 000 ₸ от Айгерим С.', amount: '15000.00', currency: 'KZT', payer: 'Айгерим С' },
@@ -50,6 +62,9 @@ const CREDITS: Record<string, Sample[]> = {
   tpl_builtin_kzt_halyk: [
     { sender: 'HalykBank', text: 'Пополнение счета: KZT 15 000,00. Карта *4321. Доступно 120 000,00 KZT', amount: '15000.00', currency: 'KZT', account: '*4321' },
   ],
+  tpl_builtin_uzs_humo_sms: [
+    { sender: '13131', text: 'HUMOCARD *2087: popolnenie 1500000.00 UZS; UZUM BANK Visa to Hu; 26-03-20 02:39; Dostupno: 1509300.00 UZS', amount: '1500000.00', currency: 'UZS', account: '*2087' },
+  ],
   tpl_builtin_uzs_card: [
     { sender: 'HUMO', text: '💸 Пополнение ➕ 500 000.00 UZS 💳 HUMOCARD *1234 📍 CLICK P2P 🕓 14:05 28.11.2026 💰 1 234 567.00 UZS', amount: '500000.00', currency: 'UZS', account: '*1234' },
     { sender: 'CardXabar', text: "Popolnenie: 1 500 000,00 so'm UZCARD *9876", amount: '1500000.00', currency: 'UZS', account: '*9876' },
@@ -57,9 +72,11 @@ const CREDITS: Record<string, Sample[]> = {
   tpl_builtin_azn_medaxil: [
     { sender: 'Kapital Bank', text: 'Mədaxil: 150.00 AZN Kart: 4169****1234 28.11.26 14:05 Balans: 1 250.40 AZN', amount: '150.00', currency: 'AZN', account: '*1234' },
   ],
-  tpl_builtin_try_incoming: [
-    { sender: 'GARANTI BBVA', text: 'Hesabiniza 1.500,00 TL tutarinda FAST ile para gelmistir. Gonderen: AHMET YILMAZ.', amount: '1500.00', currency: 'TRY', payer: 'AHMET YILMAZ' },
-    { sender: 'ZIRAAT', text: 'Hesabınıza 12.750,50 TL EFT yatırılmıştır.', amount: '12750.50', currency: 'TRY' },
+  tpl_builtin_azn_transfer_in: [
+    { sender: 'Birbank', text: 'www.birbank.az Card: **5190 Balance: 30.49₼ ║ 💸 Transfer: +1.00₼', amount: '1.00', currency: 'AZN', account: '*5190' },
+  ],
+  tpl_builtin_try_transfer_in: [
+    { sender: 'Enpara', text: 'Vadesiz TL hesabınıza 11/05/2026 tarihinde Ahmet Y tarafından yapılan para transferi (FAST) sonucunda 200,00 TL giriş oldu. İşlem sonrası hesap bakiyesi: 3.231,27 TL', amount: '200.00', currency: 'TRY', payer: 'Ahmet Y' },
   ],
   tpl_builtin_krw_deposit: [
     { sender: '15889999', text: '[KB]11/28 14:05 123456**789 홍길동 입금 150,000 잔액1,234,567', amount: '150000.00', currency: 'KRW', account: '*789', payer: '홍길동' },
