@@ -21,6 +21,15 @@
  * (bench/loadgen.ts), BENCH_SCALE_WRITE_SECONDS (8) at a time, three times per size alternating;
  * the ratio of the large size's median rate to the small one's is printed.
  * BENCH_SCALE_WRITE_SECONDS=0 skips it.
+ *
+ * The volume tool makes the pool too (BENCH_SCALE_POOL=0 leaves it out); on each new database a
+ * busy day is added through the credit feed, BENCH_SCALE_DAY_CREDITS (50,000) credits received
+ * today on the pool's requisites, so the day reconciliation report is read at that size. Last,
+ * on the largest size alone, the heavy reads one at a time (a month's statement as JSON and as CSV,
+ * two at once, the 366 days the API allows, a month of the large merchant's orders as the back
+ * office exports them) with the server's peak RSS, while bench/probe.ts, a process of its own,
+ * times `GET /healthz` and a signed `GET /gw/v1/balance` 20 times a second each
+ * (BENCH_SCALE_HEAVY=0 skips them).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +38,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signRequest } from '../src/signing.js';
-import { provisionDesks, ROOT, startPaygate, type PaygateProcess } from './server.js';
+import { provisionDesks, ROOT, signInCookie, startPaygate, type PaygateProcess } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const WARMUPS = 5;
@@ -46,7 +55,14 @@ interface Volume {
   sampleOrderRefs: string[];
   samplePayerReferences: string[];
   days: string[];
+  pool: { id: string; key: string; secret: string; days: string[] } | null;
 }
+
+const withPool = process.env.BENCH_SCALE_POOL !== '0';
+const dayCredits = Number(process.env.BENCH_SCALE_DAY_CREDITS ?? 50_000);
+const heavy = process.env.BENCH_SCALE_HEAVY !== '0';
+/** The busy day of the pool: today, when the busy day's credits are fed. */
+const TODAY = new Date().toISOString().slice(0, 10);
 
 interface Place {
   /** PostgreSQL: the database's URL; embedded: null. */
@@ -121,7 +137,8 @@ async function generate(place: Place, orders: number): Promise<{ volume: Volume;
   if (place.url) env.DATABASE_URL = place.url;
   else delete env.DATABASE_URL;
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'tools/volume/main.ts'), '--orders', String(orders)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = ['--orders', String(orders), ...(withPool ? ['--pool'] : [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'tools/volume/main.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -181,6 +198,8 @@ interface Read {
   name: string;
   /** The k-th request of this read (samples are taken in turn). */
   run(k: number): Promise<Response>;
+  /** Timed to the body's first bytes, the rest of it then refused (a long download's first page). */
+  firstByte?: boolean;
 }
 
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
@@ -200,6 +219,8 @@ async function readsFor(base: string, v: Volume): Promise<Read[]> {
   }
   const month = v.days[5]!.slice(0, 7);
   const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
+  // Statements name their last day, included.
+  const monthLast = new Date(Date.parse(monthEnd) - 86_400_000).toISOString().slice(0, 10);
   const pick = <T>(xs: T[], k: number) => xs[k % xs.length]!;
   const page = (b: Browser, path: (k: number) => string) => (k: number) => b.get(path(k));
   const reads: Read[] = [
@@ -232,7 +253,22 @@ async function readsFor(base: string, v: Volume): Promise<Read[]> {
     { name: 'GET /admin/v1/orders?merchantId', run: () => adminGet(base, `/orders?merchantId=${v.merchant.id}`) },
     { name: 'GET /admin/v1/audit', run: () => adminGet(base, '/audit') },
     { name: 'GET /admin/v1/appeals?status=Open', run: () => adminGet(base, '/appeals?status=Open') },
+    {
+      name: 'statement JSON, a month, first byte',
+      firstByte: true,
+      run: () => adminGet(base, `/merchants/${v.merchant.id}/statement?from=${month}-01&to=${monthLast}`),
+    },
+    { name: 'cabinet statement.csv, a month, first byte', firstByte: true, run: page(cabinet, () => `/cabinet/statement.csv?from=${month}-01&to=${monthLast}`) },
   ];
+  if (v.pool) {
+    const pool = v.pool;
+    reads.push(
+      { name: 'GET /admin/v1/reconciliation, a day', run: (k) => adminGet(base, `/reconciliation?providerId=${pool.id}&date=${pick(pool.days, k)}`) },
+      { name: `GET /admin/v1/reconciliation, ${dayCredits.toLocaleString('en')} credits`, run: () => adminGet(base, `/reconciliation?providerId=${pool.id}&date=${TODAY}`) },
+      { name: `office pool report, ${dayCredits.toLocaleString('en')} credits`, run: page(office, () => `/office/pools/${pool.id}/report?date=${TODAY}`) },
+      { name: 'GET /admin/v1/credits', run: () => adminGet(base, `/credits?providerId=${pool.id}`) },
+    );
+  }
   return reads.filter((r) => !only || r.name.includes(only));
 }
 
@@ -266,9 +302,18 @@ async function timeReads(servers: PaygateProcess[], readSets: Read[][]): Promise
       for (let k = 0; k < WARMUPS + RUNS; k++) {
         for (let i = 0; i < servers.length; i++) {
           const t = performance.now();
-          const res = await readSets[i]![r]!.run(k);
-          await res.arrayBuffer();
-          const took = performance.now() - t;
+          const read = readSets[i]![r]!;
+          const res = await read.run(k);
+          let took: number;
+          if (read.firstByte && res.body) {
+            const reader = res.body.getReader();
+            await reader.read();
+            took = performance.now() - t;
+            await reader.cancel();
+          } else {
+            await res.arrayBuffer();
+            took = performance.now() - t;
+          }
           if (res.status !== 200) status[i] = `HTTP ${res.status}`;
           if (k >= WARMUPS) ms[i]!.push(took);
         }
@@ -304,6 +349,37 @@ async function prepare(orders: number): Promise<Prepared> {
     ({ volume, seconds } = await generate(place, orders));
   } else volume = JSON.parse(readFileSync(place.samplesFile, 'utf8')) as Volume;
   return { orders, place, volume, seconds, env: { MASTER_KEY: place.masterKey, OFFICE_REQUIRE_2FA: 'false' } };
+}
+
+/**
+ * The pool's busy day on a new database: `dayCredits` credits received now on the pool's
+ * requisites, sent through the credit feed by bench/feedgen.ts (a process of its own) in batches
+ * of 500, as a bank poller sends them; amounts of no order, so each is looked up and left waiting.
+ */
+async function busyDay(p: Prepared): Promise<void> {
+  const pool = p.volume.pool;
+  if (!pool || p.seconds === null || dayCredits <= 0) return;
+  process.stderr.write(`== ${p.orders.toLocaleString('en')} orders: ${dayCredits.toLocaleString('en')} credits today through the feed\n`);
+  const server = await startPaygate({ databaseUrl: p.place.url ?? undefined, dataDir: p.place.dataDir, env: p.env });
+  try {
+    const res = await adminGet(server.base, `/providers/${pool.id}/requisites`);
+    const requisites = ((await res.json()) as { result: { payment: Record<string, string | undefined> }[] }).result;
+    const accounts = requisites.map((r) => r.payment.card ?? r.payment.phone ?? r.payment.account).filter((a): a is string => !!a);
+    // Amounts of no order: kopecks no order of the tool has (its amounts are whole).
+    const credits = Array.from({ length: dayCredits }, (_, i) => ({ account: accounts[i % accounts.length]!, amount: `${1000 + (i % 9000)}.37` }));
+    const file = `${p.place.samplesFile}.day-credits.json`;
+    writeFileSync(file, JSON.stringify(credits));
+    const t = performance.now();
+    const job = { url: server.base, providerId: pool.id, key: pool.key, secret: pool.secret, creditsFile: file, batch: 500, connections: 2, run: `busy-${TODAY}` };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/feedgen.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(file, { force: true });
+    process.stderr.write(`  fed in ${((performance.now() - t) / 1000).toFixed(1)} s: ${out.trim().split('\n').at(-1)}\n`);
+  } finally {
+    await server.stop();
+  }
 }
 
 /** The reads on every size, the servers freshly started and running side by side. */
@@ -385,12 +461,99 @@ async function writeRates(all: Prepared[]): Promise<(WriteRun & { rounds: number
   }
 }
 
+interface Probed {
+  health: { n: number; p50: number; p99: number; max: number; failed: number };
+  balance: { n: number; p50: number; p99: number; max: number; failed: number };
+}
+
+/** Runs `work` while bench/probe.ts times the health probe and the signed balance; the server's peak RSS meanwhile. */
+async function probed<T>(server: PaygateProcess, v: Volume, work: () => Promise<T>): Promise<{ value: T; probes: Probed; peakMb: number }> {
+  const job = { url: server.base, desk: { key: v.merchant.deskKey, secret: v.merchant.deskSecret }, rate: 20 };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/probe.ts'), JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  const pid = server.process.pid!;
+  let peakMb = rssMb(pid);
+  const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), 20);
+  try {
+    // The probe process starts (tsx) and warms up before the work does; it counts from "go".
+    await new Promise((r) => setTimeout(r, 3000));
+    child.stdin!.write('go\n');
+    const value = await work();
+    return { value, probes: await finish(), peakMb: Math.max(peakMb, rssMb(pid)) };
+  } finally {
+    clearInterval(sampler);
+    if (child.exitCode === null) child.stdin!.end();
+  }
+  async function finish(): Promise<Probed> {
+    child.stdin!.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    return JSON.parse(out.trim().split('\n').at(-1)!) as Probed;
+  }
+}
+
+async function download(url: string, headers: Record<string, string>): Promise<{ firstByteMs: number; totalMs: number; bytes: number; status: number }> {
+  const t = performance.now();
+  const res = await fetch(url, { headers });
+  const reader = res.body!.getReader();
+  let firstByteMs = 0;
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (bytes === 0) firstByteMs = performance.now() - t;
+    bytes += value.length;
+  }
+  return { firstByteMs, totalMs: performance.now() - t, bytes, status: res.status };
+}
+
+/** The heavy reads on the largest size, one after another, each under the probes. */
+async function heavyReads(p: Prepared): Promise<string[]> {
+  const v = p.volume;
+  process.stderr.write(`== ${p.orders.toLocaleString('en')} orders: the heavy reads, under the probes\n`);
+  const server = await startPaygate({ databaseUrl: p.place.url ?? undefined, dataDir: p.place.dataDir, env: p.env });
+  const lines: string[] = [];
+  try {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const cabinet = await signInCookie(server.base, 'cabinet', v.merchant.email, v.merchant.password);
+    const office = await signInCookie(server.base, 'office', v.operator.email, v.operator.password);
+    const month = v.days[5]!.slice(0, 7);
+    const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
+    const monthLast = new Date(Date.parse(monthEnd) - 86_400_000).toISOString().slice(0, 10);
+    const yearFrom = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
+    const statement = (from: string, to: string) => `${server.base}/admin/v1/merchants/${v.merchant.id}/statement?from=${from}&to=${to}`;
+    const jobs: { name: string; run: () => Promise<Awaited<ReturnType<typeof download>>[]> }[] = [
+      { name: 'nothing (the probes alone, 5 s)', run: async () => (await new Promise((r) => setTimeout(r, 5000)), []) },
+      { name: 'statement JSON, a month', run: async () => [await download(statement(`${month}-01`, monthLast), auth)] },
+      { name: 'cabinet statement.csv, a month', run: async () => [await download(`${server.base}/cabinet/statement.csv?from=${month}-01&to=${monthLast}`, { cookie: cabinet })] },
+      { name: 'statement JSON, a month, two at once', run: () => Promise.all([download(statement(`${month}-01`, monthLast), auth), download(statement(`${month}-01`, monthLast), auth)]) },
+      { name: 'statement JSON, 366 days', run: async () => [await download(statement(yearFrom, TODAY), auth)] },
+      { name: 'office orders.csv, the large merchant\'s month', run: async () => [await download(`${server.base}/office/orders.csv?merchantId=${v.merchant.id}&from=${month}-01&to=${monthEnd}`, { cookie: office })] },
+    ];
+    lines.push('| while | first byte | total | size | server RSS peak | `/healthz` p50 / p99 / max ms | balance p50 / p99 / max ms | probes failed |', '|---|---|---|---|---|---|---|---|');
+    for (const job of jobs) {
+      const { value, probes, peakMb } = await probed(server, v, job.run);
+      const fmt = (x: Probed['health']) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
+      const bad = value.find((r) => r.status !== 200);
+      const line = `| ${job.name} | ${value.map((r) => `${r.firstByteMs.toFixed(0)} ms`).join(', ') || '–'} | ${value.map((r) => `${(r.totalMs / 1000).toFixed(2)} s`).join(', ') || '–'} | ${value.map((r) => `${(r.bytes / 1048576).toFixed(1)} MiB`).join(', ') || '–'}${bad ? ` (HTTP ${bad.status})` : ''} | ${peakMb.toFixed(0)} MB | ${fmt(probes.health)} | ${fmt(probes.balance)} | ${probes.health.failed + probes.balance.failed} |`;
+      process.stderr.write(`  ${line}\n`);
+      lines.push(line);
+    }
+  } finally {
+    await server.stop();
+  }
+  return lines;
+}
+
 async function main() {
   const all: Prepared[] = [];
   for (const n of sizes) all.push(await prepare(n));
   let results;
+  let heavyLines: string[] = [];
   try {
+    for (const p of all) await busyDay(p);
     const reads = await measureReads(all);
+    if (heavy && serverUrl) heavyLines = await heavyReads(all.at(-1)!);
     const writes = writeSeconds > 0 ? await writeRates(all) : null;
     results = all.map((p, i) => ({ orders: p.orders, seconds: p.seconds, timings: reads.timings[i]!, peakMb: reads.peakMb[i]!, names: reads.names, writes: writes?.[i] ?? null }));
   } finally {
@@ -428,6 +591,10 @@ async function main() {
       const median = [...ratios].sort((x, y) => x - y)[Math.floor(ratios.length / 2)]!;
       console.log(`write-rate ratio @${r.orders.toLocaleString('en')}: rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}; median ${median.toFixed(2)} (at least 0.8: ${median >= 0.8 ? 'yes' : 'NO'}); of the medians ${(r.writes.rps / smallWrites.rps).toFixed(2)}`);
     }
+  }
+  if (heavyLines.length) {
+    console.log(`heavy reads at ${all.at(-1)!.orders.toLocaleString('en')} orders, one after another, probes 20 per second each from their own process:`);
+    for (const l of heavyLines) console.log(l);
   }
 }
 

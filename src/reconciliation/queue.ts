@@ -13,9 +13,15 @@ import { creditView, type CreditView } from './credits.js';
 import { listRequisites, type RequisiteView } from './requisites.js';
 import * as store from './store.js';
 
-/** The queue's count in the navigation: every credit waiting for a person. */
+/**
+ * Counts shown beside a queue stop at this: past it the page says "999+", and counting further
+ * would cost every page of the back office a walk through the whole queue.
+ */
+export const QUEUE_COUNT_CAP = 1000;
+
+/** The queue's count in the navigation: every credit waiting for a person, up to QUEUE_COUNT_CAP. */
 export async function unmatchedCreditCount(ctx: Ctx): Promise<number> {
-  return store.countCredits(ctx.db, 'unmatched');
+  return store.countCredits(ctx.db, 'unmatched', QUEUE_COUNT_CAP);
 }
 
 function orderBriefView(o: store.OrderBriefRow) {
@@ -76,7 +82,7 @@ export type PoolProvider = Awaited<ReturnType<typeof listProviderViews>>[number]
 
 /** The pool providers (the only kind with requisites and credits), with their unmatched credits. */
 export async function poolProviders(ctx: Ctx): Promise<PoolProvider[]> {
-  const [views, unmatched] = await Promise.all([listProviderViews(ctx), store.unmatchedByProvider(ctx.db)]);
+  const [views, unmatched] = await Promise.all([listProviderViews(ctx), store.unmatchedByProvider(ctx.db, QUEUE_COUNT_CAP)]);
   const counts = new Map(unmatched.map((u) => [u.provider_id, u.n]));
   return views.filter((p) => p.kind === 'pool').map((p) => ({ ...p, unmatched: counts.get(p.id) ?? 0 }));
 }

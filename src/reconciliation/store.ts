@@ -466,7 +466,8 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
        SELECT a.requisite_id, count(*)::int AS n, sum(COALESCE(o.paid_amount, o.amount)) AS amount,
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id))::int AS without_credit
          FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
-        WHERE a.provider_id = $1 AND o.status = 'Completed' AND o.finished_at >= $2 AND o.finished_at < $3 GROUP BY 1),
+        -- The order's status and close time as its assignment keeps them (0020), by 0036's index.
+        WHERE a.provider_id = $1 AND a.order_status = 'Completed' AND a.order_finished_at >= $2 AND a.order_finished_at < $3 GROUP BY 1),
      money AS (
        -- A credit a person matched counts on its order's requisite (its account may have named another, or none).
        SELECT COALESCE(CASE WHEN c.matched_by = 'operator' THEN (SELECT a.requisite_id FROM requisite_assignments a WHERE a.order_id = c.order_id) END, c.requisite_id) AS requisite_id,
@@ -492,9 +493,13 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
 
 // ---- the back office's queue
 
-/** Credits in a status (the queue's count in the navigation: `credits_status_seq` answers it). */
-export async function countCredits(q: Queryable, status: CreditStatus): Promise<number> {
-  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM credits WHERE status = $1', [status]);
+/**
+ * Credits in a status, counted up to `cap` (the queue's count in the navigation, on every page of
+ * the back office: `credits_status_seq` reads at most `cap` entries, where counting a queue of
+ * 176,000 took 50–80 ms).
+ */
+export async function countCredits(q: Queryable, status: CreditStatus, cap: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM credits WHERE status = $1 LIMIT $2) c', [status, cap]);
   return rows[0]?.n ?? 0;
 }
 
@@ -514,8 +519,13 @@ export async function requisiteOfOrder(q: Queryable, orderId: string): Promise<s
 }
 
 /** Unmatched credits per provider. */
-export async function unmatchedByProvider(q: Queryable): Promise<{ provider_id: string; n: number }[]> {
-  const { rows } = await q.query<{ provider_id: string; n: number }>(`SELECT provider_id, count(*)::int AS n FROM credits WHERE status = 'unmatched' GROUP BY provider_id`);
+export async function unmatchedByProvider(q: Queryable, cap: number): Promise<{ provider_id: string; n: number }[]> {
+  // Per pool, up to `cap`, through the index of unmatched credits (0037).
+  const { rows } = await q.query<{ provider_id: string; n: number }>(
+    `SELECT p.id AS provider_id, (SELECT count(*)::int FROM (SELECT 1 FROM credits c WHERE c.provider_id = p.id AND c.status = 'unmatched' LIMIT $1) x) AS n
+       FROM providers p WHERE p.kind = 'pool'`,
+    [cap],
+  );
   return rows;
 }
 

@@ -199,7 +199,16 @@ export interface OrderListFilter extends OrderScope {
 export async function listOrders(q: Queryable, f: OrderListFilter): Promise<OrderRow[]> {
   const byTime = f.from != null || f.to != null;
   const where: Sql[] = [sql`placement = 'placed'`];
-  if (f.merchantId != null) where.push(sql`merchant_id = ${f.merchantId}`);
+  if (f.merchantId != null) {
+    where.push(sql`merchant_id = ${f.merchantId}`);
+    // The walk starts at the merchant's newest order whichever index the planner takes: along the
+    // global sequence it would otherwise step over every newer order of other merchants first (a
+    // merchant with half the orders looks cheapest to find that way). The bound is read through
+    // each of its desks' newest order (orders_desk_seq), an index probe per desk.
+    if (!byTime) {
+      where.push(sql`seq <= (SELECT max(n.seq) FROM desks md CROSS JOIN LATERAL (SELECT o.seq FROM orders o WHERE o.desk_id = md.id ORDER BY o.seq DESC LIMIT 1) n WHERE md.merchant_id = ${f.merchantId})`);
+    }
+  }
   if (f.deskId != null) where.push(sql`desk_id = ${f.deskId}`);
   if (f.status != null) where.push(sql`status = ${f.status}`);
   if (f.providerId != null) where.push(sql`provider_id = ${f.providerId}`);

@@ -81,3 +81,44 @@ describe('operator lists', () => {
     }
   });
 });
+
+describe('a merchant\'s orders among other merchants\' newer orders', () => {
+  let g: Harness;
+  beforeAll(async () => {
+    g = await createHarness();
+  });
+  afterAll(() => g.close());
+  const pages = async (path: string, limit: number) => {
+    const seen: any[] = [];
+    let next: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const res = await admin(g.app, 'GET', `${path}&limit=${limit}${next ? `&before=${next}` : ''}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const r = json(res).result;
+      seen.push(...r.items);
+      if (!r.hasMore) return seen;
+      next = r.next;
+    }
+    throw new Error('too many pages');
+  };
+
+  it('a merchant\'s orders over several desks, among newer orders of others, page by page; a merchant without orders lists none', async () => {
+    const c1 = await provisionDesk(g.app, { merchant: { name: 'Gamma' } });
+    const c2 = json(await admin(g.app, 'POST', `/merchants/${c1.merchantId}/desks`, { method: 'Classic', rails: ['Sbp'], currencies: ['RUB'], minUsd: '0', maxUsd: '0', callbackUrl: 'https://merchant.example/cb', tariffId: null })).result;
+    const empty = await provisionDesk(g.app, { merchant: { name: 'Delta' } });
+    const other = await provisionDesk(g.app, { merchant: { name: 'Epsilon' } });
+    const other2 = await provisionDesk(g.app, { merchant: { name: 'Zeta' } });
+    const gamma: string[] = [];
+    // Gamma's newest order is on its second desk, and other merchants' orders are newer still.
+    for (const [i, d] of [c1, other, c2, other2, c1, c2, other, other2, other].entries()) {
+      g.clock.advance(1000);
+      const desk = d === c2 ? { key: c2.key, secret: c2.secret } : d;
+      const res = await signed(g, desk, '/gw/v1/orders', { body: JSON.stringify({ amount: 200 + i, rail: 'Sbp' }) });
+      expect(res.statusCode, res.body).toBe(201);
+      if (d === c1 || d === c2) gamma.push(json(res).result.id);
+    }
+    for (const limit of [1, 2, 10]) expect((await pages(`/orders?merchantId=${c1.merchantId}`, limit)).map((o) => o.id)).toEqual([...gamma].reverse());
+    expect(await pages(`/orders?merchantId=${empty.merchantId}`, 10)).toEqual([]);
+  });
+
+});

@@ -135,7 +135,8 @@ export function reasonAction(o: OfficeRequest, path: string, label: string, fiel
 
 function count(n: number, overdue = 0): Html {
   if (n === 0) return html``;
-  return html` <span class="count${overdue > 0 ? ' bad' : ''}">${n}<span class="visually-hidden"> waiting</span></span>`;
+  // Counts are read up to 1,000 (a queue that long is a backlog to look at, whatever its size).
+  return html` <span class="count${overdue > 0 ? ' bad' : ''}">${n > 999 ? '999+' : String(n)}<span class="visually-hidden"> waiting</span></span>`;
 }
 
 export function officePage(s: Shell, title: string, section: Section, body: Interpolation): Html {
