@@ -118,6 +118,10 @@ describe('a merchant\'s orders among other merchants\' newer orders', () => {
       if (d === c1 || d === c2) gamma.push(json(res).result.id);
     }
     for (const limit of [1, 2, 10]) expect((await pages(`/orders?merchantId=${c1.merchantId}`, limit)).map((o) => o.id)).toEqual([...gamma].reverse());
+    // Over a period too, whose end lies after the merchant's newest order.
+    const period = `from=${new Date(g.clock.now() - 86_400_000).toISOString()}&to=${new Date(g.clock.now() + 86_400_000).toISOString()}`;
+    for (const limit of [1, 3]) expect((await pages(`/orders?merchantId=${c1.merchantId}&${period}`, limit)).map((o) => o.id)).toEqual([...gamma].reverse());
+    expect(await pages(`/orders?merchantId=${empty.merchantId}&${period}`, 10)).toEqual([]);
     expect(await pages(`/orders?merchantId=${empty.merchantId}`, 10)).toEqual([]);
   });
 
