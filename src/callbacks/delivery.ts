@@ -65,7 +65,6 @@ export class DeliveryWorker implements Sender {
   private running: Promise<void> | null = null;
   private stopping = false;
   private readonly waker = new Waker();
-  private unlisten: (() => Promise<void>) | null = null;
   private closed = false;
 
   constructor(private readonly ctx: Ctx, opts: DeliveryOptions = {}) {
@@ -188,21 +187,12 @@ export class DeliveryWorker implements Sender {
     this.waker.kick();
   }
 
-  private async listen(): Promise<void> {
-    if (this.unlisten || this.stopping) return;
-    try {
-      this.unlisten = await this.ctx.db.listen(
-        OUTBOX_CHANNEL,
-        () => this.kick(),
-        (err) => {
-          // Polling goes on; the next idle pass listens again.
-          this.unlisten = null;
-          this.ctx.log.warn({ err: err.message }, 'outbox notifications lost; polling until they are back');
-        },
-      );
-    } catch (err) {
-      this.ctx.log.warn({ err: (err as Error).message }, 'outbox notifications unavailable; polling');
-    }
+  private listen(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    // Polling goes on without notifications; the next idle pass listens again.
+    return this.waker.listen(this.ctx.db, OUTBOX_CHANNEL, (err, lost) =>
+      this.ctx.log.warn({ err: err.message }, lost ? 'outbox notifications lost; polling until they are back' : 'outbox notifications unavailable; polling'),
+    );
   }
 
   private async loop(): Promise<void> {
@@ -226,7 +216,7 @@ export class DeliveryWorker implements Sender {
       } else {
         // Nothing more due (or only receivers at their share): new events, a freed slot of a held-back
         // receiver, or the idle poll bring the next pass.
-        if (!this.unlisten) void this.listen();
+        if (!this.waker.listening) void this.listen();
         await this.waker.wait(this.idlePollMs, r.hostLimited);
       }
     }
@@ -243,11 +233,7 @@ export class DeliveryWorker implements Sender {
     this.waker.kick();
     await this.running;
     this.running = null;
-    if (this.unlisten) {
-      const u = this.unlisten;
-      this.unlisten = null;
-      await u().catch(() => {});
-    }
+    await this.waker.unlistenNow();
     let timer: NodeJS.Timeout | undefined;
     // Timers cap at 2^31-1 ms (a longer delay fires at once): beyond that, wait without one.
     const bounded = graceMs <= 2_147_483_647;

@@ -90,7 +90,6 @@ export class WebhookSender {
   private running: Promise<void> | null = null;
   private stopping = false;
   private readonly waker = new Waker();
-  private unlisten: (() => Promise<void>) | null = null;
   private lastBacklog = Number.NEGATIVE_INFINITY;
   private readonly backlogLabels = new Set<string>();
 
@@ -164,13 +163,11 @@ export class WebhookSender {
     this.waker.kick();
   }
 
-  private async listen(): Promise<void> {
-    if (this.unlisten || this.stopping) return;
-    try {
-      this.unlisten = await this.ctx.db.listen(WEBHOOK_CHANNEL, () => this.kick(), () => (this.unlisten = null));
-    } catch (err) {
-      this.ctx.log.warn({ err: (err as Error).message }, 'webhook notifications unavailable; polling');
-    }
+  private listen(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return this.waker.listen(this.ctx.db, WEBHOOK_CHANNEL, (err, lost) => {
+      if (!lost) this.ctx.log.warn({ err: err.message }, 'webhook notifications unavailable; polling');
+    });
   }
 
   private async loop(): Promise<void> {
@@ -186,7 +183,7 @@ export class WebhookSender {
         continue;
       }
       if (this.stopping) break;
-      if (!this.unlisten) void this.listen();
+      if (!this.waker.listening) void this.listen();
       // Claimed something: a freed slot (a record written) or a new delivery wakes the next pass.
       // Claimed nothing: only a new delivery, a freed slot or the poll (retries falling due) can change that.
       await this.waker.wait(this.idlePollMs);
@@ -199,11 +196,7 @@ export class WebhookSender {
     this.waker.kick();
     await this.running;
     this.running = null;
-    if (this.unlisten) {
-      const u = this.unlisten;
-      this.unlisten = null;
-      await u().catch(() => {});
-    }
+    await this.waker.unlistenNow();
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       this.drain().then(() => true),
