@@ -38,7 +38,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { signRequest } from '../src/signing.js';
-import { provisionDesks, ROOT, signInCookie, startPaygate, type PaygateProcess } from './server.js';
+import { download, provisionDesks, ROOT, rssMb, signInCookie, startPaygate, type PaygateProcess } from './server.js';
 
 const TOKEN = 'bench-admin-token-0123456789';
 const WARMUPS = 5;
@@ -202,6 +202,16 @@ interface Read {
   firstByte?: boolean;
 }
 
+/**
+ * The month the month-long reads cover (that of the samples' sixth day), its first day after it
+ * (lists take an end excluded) and its last day (statements name their last day, included).
+ */
+function monthOf(v: Volume): { month: string; monthEnd: string; monthLast: string } {
+  const month = v.days[5]!.slice(0, 7);
+  const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
+  return { month, monthEnd, monthLast: new Date(Date.parse(monthEnd) - 86_400_000).toISOString().slice(0, 10) };
+}
+
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 async function readsFor(base: string, v: Volume): Promise<Read[]> {
@@ -217,10 +227,7 @@ async function readsFor(base: string, v: Volume): Promise<Read[]> {
     if (!link) throw new Error(`no "older" link on ${older}`);
     older = link.replaceAll('&amp;', '&');
   }
-  const month = v.days[5]!.slice(0, 7);
-  const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
-  // Statements name their last day, included.
-  const monthLast = new Date(Date.parse(monthEnd) - 86_400_000).toISOString().slice(0, 10);
+  const { month, monthEnd, monthLast } = monthOf(v);
   const pick = <T>(xs: T[], k: number) => xs[k % xs.length]!;
   const page = (b: Browser, path: (k: number) => string) => (k: number) => b.get(path(k));
   const reads: Read[] = [
@@ -270,11 +277,6 @@ async function readsFor(base: string, v: Volume): Promise<Read[]> {
     );
   }
   return reads.filter((r) => !only || r.name.includes(only));
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** p95 of 30: the 29th fastest (nearest rank). */
@@ -492,21 +494,6 @@ async function probed<T>(server: PaygateProcess, v: Volume, work: () => Promise<
   }
 }
 
-async function download(url: string, headers: Record<string, string>): Promise<{ firstByteMs: number; totalMs: number; bytes: number; status: number }> {
-  const t = performance.now();
-  const res = await fetch(url, { headers });
-  const reader = res.body!.getReader();
-  let firstByteMs = 0;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (bytes === 0) firstByteMs = performance.now() - t;
-    bytes += value.length;
-  }
-  return { firstByteMs, totalMs: performance.now() - t, bytes, status: res.status };
-}
-
 /** The heavy reads on the largest size, one after another, each under the probes. */
 async function heavyReads(p: Prepared): Promise<string[]> {
   const v = p.volume;
@@ -517,9 +504,7 @@ async function heavyReads(p: Prepared): Promise<string[]> {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const cabinet = await signInCookie(server.base, 'cabinet', v.merchant.email, v.merchant.password);
     const office = await signInCookie(server.base, 'office', v.operator.email, v.operator.password);
-    const month = v.days[5]!.slice(0, 7);
-    const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).toISOString().slice(0, 10);
-    const monthLast = new Date(Date.parse(monthEnd) - 86_400_000).toISOString().slice(0, 10);
+    const { month, monthEnd, monthLast } = monthOf(v);
     const yearFrom = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
     const statement = (from: string, to: string) => `${server.base}/admin/v1/merchants/${v.merchant.id}/statement?from=${from}&to=${to}`;
     const jobs: { name: string; run: () => Promise<Awaited<ReturnType<typeof download>>[]> }[] = [
@@ -533,7 +518,7 @@ async function heavyReads(p: Prepared): Promise<string[]> {
     lines.push('| while | first byte | total | size | server RSS peak | `/healthz` p50 / p99 / max ms | balance p50 / p99 / max ms | probes failed |', '|---|---|---|---|---|---|---|---|');
     for (const job of jobs) {
       const { value, probes, peakMb } = await probed(server, v, job.run);
-      const fmt = (x: Probed['health']) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
+      const fmt = (x: Probed['health']) => (x.n === 0 ? '– (no probe within it)' : `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`);
       const bad = value.find((r) => r.status !== 200);
       const line = `| ${job.name} | ${value.map((r) => `${r.firstByteMs.toFixed(0)} ms`).join(', ') || '–'} | ${value.map((r) => `${(r.totalMs / 1000).toFixed(2)} s`).join(', ') || '–'} | ${value.map((r) => `${(r.bytes / 1048576).toFixed(1)} MiB`).join(', ') || '–'}${bad ? ` (HTTP ${bad.status})` : ''} | ${peakMb.toFixed(0)} MB | ${fmt(probes.health)} | ${fmt(probes.balance)} | ${probes.health.failed + probes.balance.failed} |`;
       process.stderr.write(`  ${line}\n`);

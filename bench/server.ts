@@ -190,3 +190,27 @@ export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
 }
+
+/**
+ * Downloads `url` whole, reading the body as it streams: the time to its first bytes and to its
+ * end, its size, the answer's status and the body's last line (where a CSV statement has its
+ * closing row).
+ */
+export async function download(url: string, headers: Record<string, string>): Promise<{ firstByteMs: number; totalMs: number; bytes: number; status: number; lastLine: string }> {
+  const t = performance.now();
+  const res = await fetch(url, { headers });
+  const reader = res.body!.getReader();
+  let firstByteMs = 0;
+  let bytes = 0;
+  let tail = new Uint8Array(0);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (bytes === 0) firstByteMs = performance.now() - t;
+    bytes += value.length;
+    tail = value.slice(-200);
+  }
+  const lastLine = new TextDecoder().decode(tail).trimEnd().split('\n').pop() ?? '';
+  return { firstByteMs, totalMs: performance.now() - t, bytes, status: res.status, lastLine };
+}
+

@@ -202,16 +202,12 @@ export async function listOrders(q: Queryable, f: OrderListFilter): Promise<Orde
   if (f.merchantId != null) {
     where.push(sql`merchant_id = ${f.merchantId}`);
     // The walk starts at the merchant's newest order whichever index the planner takes: along the
-    // global sequence it would otherwise step over every newer order of other merchants first (a
-    // merchant with half the orders looks cheapest to find that way). The bound is read through
-    // each of its desks' newest order (orders_desk_seq), an index probe per desk.
-    // A period's list walks the creation time the same way, bounded by the desks' newest creation
-    // time (orders_desk_created).
-    if (!byTime) {
-      where.push(sql`seq <= (SELECT max(n.seq) FROM desks md CROSS JOIN LATERAL (SELECT o.seq FROM orders o WHERE o.desk_id = md.id ORDER BY o.seq DESC LIMIT 1) n WHERE md.merchant_id = ${f.merchantId})`);
-    } else {
-      where.push(sql`created_at <= (SELECT max(n.created_at) FROM desks md CROSS JOIN LATERAL (SELECT o.created_at FROM orders o WHERE o.desk_id = md.id ORDER BY o.created_at DESC LIMIT 1) n WHERE md.merchant_id = ${f.merchantId})`);
-    }
+    // global sequence (or, over a period, the creation time) it would otherwise step over every
+    // newer order of other merchants first (a merchant with half the orders looks cheapest to find
+    // that way). The bound is read through each of its desks' newest order, an index probe per desk
+    // (orders_desk_seq, orders_desk_created).
+    const key = raw(byTime ? 'created_at' : 'seq');
+    where.push(sql`${key} <= (SELECT max(n.${key}) FROM desks md CROSS JOIN LATERAL (SELECT o.${key} FROM orders o WHERE o.desk_id = md.id ORDER BY o.${key} DESC LIMIT 1) n WHERE md.merchant_id = ${f.merchantId})`);
   }
   if (f.deskId != null) where.push(sql`desk_id = ${f.deskId}`);
   if (f.status != null) where.push(sql`status = ${f.status}`);

@@ -6,7 +6,7 @@
 import type { Capability } from '../../domain/providers.js';
 import { PAYMENT_KEYS } from '../../domain/payment.js';
 import { html, type Html, type Interpolation } from '../../web/html.js';
-import { csrfInput, isAdmin, notice, officePage, utc, type Shell } from '../../web/office/ui.js';
+import { csrfInput, isAdmin, notice, officePage, queueCountText, utc, type Shell } from '../../web/office/ui.js';
 import type { StatementAnswer } from '../statementImport.js';
 import type { PoolProvider } from '../queue.js';
 import type { profileView } from '../statementProfiles.js';
@@ -84,7 +84,7 @@ ${pools.length === 0
         html`<a href="/office/pools/${p.id}">${p.name}</a><br><span class="mono muted">${p.id}</span>`,
         providerBadge(p),
         html`${p.active} active of ${p.requisites}`,
-        p.unmatched > 0 ? html`<a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">${p.unmatched > 999 ? '999+' : String(p.unmatched)}</a>` : '0',
+        p.unmatched > 0 ? html`<a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">${queueCountText(p.unmatched)}</a>` : '0',
         html`<a href="${todayLink(p)}">Today</a>`,
       ]),
       { fit: 'm' },
@@ -250,7 +250,7 @@ export function poolPage(
     RECONCILIATION_PATH,
     html`<p><a href="${RECONCILIATION_PATH}">← Reconciliation</a></p>
 <h1>${p.name} ${providerBadge(p)}</h1>${notice(st.done ?? null)}
-<p class="rc-links"><a href="${todayLink(p)}">Day report</a> · <a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Unmatched credits (${p.unmatched > 999 ? '999+' : String(p.unmatched)})</a> · <a href="${withQuery(STATEMENTS_PATH, { providerId: p.id })}">Statements</a> · <a href="/office/pools/${p.id}/profiles">CSV profiles (${profiles.length})</a> · <a href="/office/pools/${p.id}/devices">Devices</a> · <a href="/office/providers/${p.id}">Routing health</a> · <span class="mono muted">${p.id}</span></p>
+<p class="rc-links"><a href="${todayLink(p)}">Day report</a> · <a href="${withQuery(CREDITS_PATH, { providerId: p.id })}">Unmatched credits (${queueCountText(p.unmatched)})</a> · <a href="${withQuery(STATEMENTS_PATH, { providerId: p.id })}">Statements</a> · <a href="/office/pools/${p.id}/profiles">CSV profiles (${profiles.length})</a> · <a href="/office/pools/${p.id}/devices">Devices</a> · <a href="/office/providers/${p.id}">Routing health</a> · <span class="mono muted">${p.id}</span></p>
 <section class="card" aria-labelledby="requisites-h"><h2 id="requisites-h">Requisites</h2>
 <p class="muted">An order gets a requisite only where a credit can name one open order: no two open orders of one amount on a requisite.</p>
 ${requisitesList(s, p, requisites)}</section>

@@ -133,10 +133,14 @@ export function reasonAction(o: OfficeRequest, path: string, label: string, fiel
 <button type="submit" class="danger">${label}</button></form>`;
 }
 
+/** A queue's count as shown: counts are read up to 1,000, a queue that long is a backlog to look at whatever its size. */
+export function queueCountText(n: number): string {
+  return n > 999 ? '999+' : String(n);
+}
+
 function count(n: number, overdue = 0): Html {
   if (n === 0) return html``;
-  // Counts are read up to 1,000 (a queue that long is a backlog to look at, whatever its size).
-  return html` <span class="count${overdue > 0 ? ' bad' : ''}">${n > 999 ? '999+' : String(n)}<span class="visually-hidden"> waiting</span></span>`;
+  return html` <span class="count${overdue > 0 ? ' bad' : ''}">${queueCountText(n)}<span class="visually-hidden"> waiting</span></span>`;
 }
 
 export function officePage(s: Shell, title: string, section: Section, body: Interpolation): Html {
