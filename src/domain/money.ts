@@ -27,6 +27,24 @@ export const fmt4 = fixed(4);
 export const fmt8 = fixed(8);
 
 /**
+ * Exact sums of many amounts of 8 places (a statement's running balance over hundreds of
+ * thousands of entries): each amount as a whole number of 10⁻⁸ units, so adding is integer
+ * arithmetic with nothing to round and no object per step. `units8` takes a decimal of at most 8
+ * places (as PostgreSQL writes a numeric of scale 8); `fromUnits8` writes one back with exactly 8.
+ */
+export function units8(v: string): bigint {
+  const m = /^(-?)(\d+)(?:\.(\d{1,8}))?$/.exec(v);
+  if (!m) throw new RangeError(`not a decimal of at most 8 places: ${v}`);
+  const n = BigInt(m[2]! + (m[3] ?? '').padEnd(8, '0'));
+  return m[1] ? -n : n;
+}
+
+export function fromUnits8(u: bigint): string {
+  const digits = (u < 0n ? -u : u).toString().padStart(9, '0');
+  return `${u < 0n ? '-' : ''}${digits.slice(0, -8)}.${digits.slice(-8)}`;
+}
+
+/**
  * A JSON number as sent, rounded half-up to 2 places (D8). The number is read through its shortest
  * round-trip decimal form, which is the literal the merchant wrote for anything up to 15 significant digits.
  */

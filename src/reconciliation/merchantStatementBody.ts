@@ -9,6 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OpenStatement } from '../services/merchantStatements.js';
 import { pulledBody } from '../server/pulledBody.js';
 
+const jsonText = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+
 export async function* statementJsonChunks(s: OpenStatement, traceId: string): AsyncGenerator<string> {
   const { merchantId, from, to, currency, openingBalance, closingBalance } = s.head;
   const head = JSON.stringify({ merchantId, from, to, currency, openingBalance, closingBalance });
@@ -16,8 +18,10 @@ export async function* statementJsonChunks(s: OpenStatement, traceId: string): A
   let first = true;
   for await (const batch of s.entries) {
     let chunk = '';
+    // The route's field order; the time, the type and the amounts are the service's own plain
+    // text (no character JSON escapes), the ids are written as JSON strings.
     for (const e of batch) {
-      chunk += (first ? '' : ',') + JSON.stringify({ at: e.at, type: e.type, orderId: e.orderId, withdrawalId: e.withdrawalId, amountUsd: e.amountUsd, balanceUsd: e.balanceUsd });
+      chunk += `${first ? '' : ','}{"at":"${e.at}","type":"${e.type}","orderId":${jsonText(e.orderId)},"withdrawalId":${jsonText(e.withdrawalId)},"amountUsd":"${e.amountUsd}","balanceUsd":"${e.balanceUsd}"}`;
       first = false;
     }
     yield chunk;

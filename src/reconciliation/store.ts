@@ -469,12 +469,15 @@ export async function dayRows(q: Queryable, providerId: string, from: Date, to: 
         -- The order's status and close time as its assignment keeps them (0020), by 0036's index.
         WHERE a.provider_id = $1 AND a.order_status = 'Completed' AND a.order_finished_at >= $2 AND a.order_finished_at < $3 GROUP BY 1),
      money AS (
-       -- A credit a person matched counts on its order's requisite (its account may have named another, or none).
-       SELECT COALESCE(CASE WHEN c.matched_by = 'operator' THEN (SELECT a.requisite_id FROM requisite_assignments a WHERE a.order_id = c.order_id) END, c.requisite_id) AS requisite_id,
-              count(*)::int AS n, sum(c.amount) AS amount,
-              count(*) FILTER (WHERE c.status = 'matched')::int AS matched, count(*) FILTER (WHERE c.status = 'unmatched')::int AS unmatched,
-              count(*) FILTER (WHERE c.status = 'ignored')::int AS ignored
-         FROM credits c WHERE c.provider_id = $1 AND c.received_at >= $2 AND c.received_at < $3 GROUP BY 1),
+       -- The day's credits as the database sums them while they are written (credit_days, 0038): a
+       -- credit a person matched counts on its order's requisite, one on no requisite under ''.
+       SELECT NULLIF(c.requisite_id, '') AS requisite_id, sum(c.credits)::int AS n, sum(c.amount) AS amount,
+              COALESCE(sum(c.credits) FILTER (WHERE c.status = 'matched'), 0)::int AS matched,
+              COALESCE(sum(c.credits) FILTER (WHERE c.status = 'unmatched'), 0)::int AS unmatched,
+              COALESCE(sum(c.credits) FILTER (WHERE c.status = 'ignored'), 0)::int AS ignored
+         FROM credit_days c
+        WHERE c.provider_id = $1 AND c.day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND c.day < ($3::timestamptz AT TIME ZONE 'UTC')::date
+        GROUP BY 1 HAVING sum(c.credits) > 0),
      keys AS (
        SELECT id AS requisite_id, seq FROM requisites WHERE provider_id = $1
        UNION ALL SELECT NULL, NULL WHERE EXISTS (SELECT 1 FROM money WHERE requisite_id IS NULL))

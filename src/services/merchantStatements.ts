@@ -8,8 +8,7 @@
 import type { Ctx } from '../context.js';
 import { nextTurn, slotsOf, watchStall } from './slots.js';
 import { AppError } from '../domain/errors.js';
-import { dec, fmt8 } from '../domain/money.js';
-import { isoSeconds } from '../domain/time.js';
+import { fmt8, fromUnits8, units8 } from '../domain/money.js';
 import { getMerchant } from '../store/merchants.js';
 import * as store from '../store/merchantStatements.js';
 
@@ -133,18 +132,20 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
 
   async function* entries(): AsyncGenerator<StatementEntry[]> {
     try {
-      let balance = dec(bounds!.opening);
+      // The running balance in whole 10⁻⁸ units: exact, and no decimal object per line.
+      let balance = units8(bounds!.opening);
       for await (const lines of read.lines) {
         if (closed) throw new Error('the statement was closed while it was read');
         const batch = lines.map((l): StatementEntry => {
-          balance = balance.plus(l.amount);
+          const amount = units8(l.amount);
+          balance += amount;
           return {
-            at: isoSeconds(l.created_at),
-            type: ENTRY_TYPE[l.kind] ?? (dec(l.amount).lt(0) ? 'reversal' : 'credit'),
+            at: l.at,
+            type: ENTRY_TYPE[l.kind] ?? (amount < 0n ? 'reversal' : 'credit'),
             orderId: l.order_id,
             withdrawalId: l.withdrawal_id,
-            amountUsd: fmt8(l.amount),
-            balanceUsd: fmt8(balance),
+            amountUsd: fromUnits8(amount),
+            balanceUsd: fromUnits8(balance),
           };
         });
         ctx.metrics.statementRows.inc(batch.length);
@@ -155,10 +156,10 @@ export async function openMerchantStatement(ctx: Ctx, merchantId: string, query:
       if (closed) throw new Error('the statement was closed while it was read');
       // Both ends come from the rollup, the lines from the ledger: a difference is a fault of the
       // data, and the statement must not look complete.
-      if (!balance.eq(bounds!.closing)) {
+      if (balance !== units8(bounds!.closing)) {
         outcome = 'failed';
-        ctx.log.error({ merchantId, from: fromDay, to: toDay, entriesEnd: fmt8(balance), closing: fmt8(bounds!.closing) }, 'statement entries do not add up to the rollup\'s closing balance');
-        throw new Error(`statement of ${merchantId} ${fromDay}..${toDay}: the entries end at ${fmt8(balance)}, the rollup at ${fmt8(bounds!.closing)}`);
+        ctx.log.error({ merchantId, from: fromDay, to: toDay, entriesEnd: fromUnits8(balance), closing: fmt8(bounds!.closing) }, 'statement entries do not add up to the rollup\'s closing balance');
+        throw new Error(`statement of ${merchantId} ${fromDay}..${toDay}: the entries end at ${fromUnits8(balance)}, the rollup at ${fmt8(bounds!.closing)}`);
       }
       outcome = 'complete';
     } catch (err) {

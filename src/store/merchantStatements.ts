@@ -12,7 +12,8 @@ export interface StatementLine {
   order_id: string | null;
   withdrawal_id: string | null;
   amount: string;
-  created_at: Date;
+  /** The entry's time to the second, `YYYY-MM-DDTHH:mm:ssZ`, written by the database (no Date per line). */
+  at: string;
   /** The entry's exact time as text, where the next page starts (a Date keeps milliseconds only). */
   at_key: string;
 }
@@ -45,9 +46,10 @@ export async function statementBounds(q: Pick<Queryable, 'query'>, merchantId: s
 }
 
 // The live entries of [from, to), oldest first: by time, then by id among entries of one instant.
-// Through the index (merchant_id, created_at, id) of live entries (migration 0029), so a month's
+// Through the index (merchant_id, created_at, id) of live entries (migrations 0029, 0039), so a month's
 // statement reads that month's entries only, in their order, with nothing to sort.
-const LINE_COLUMNS = `l.id, l.kind, l.order_id, l.amount, l.created_at, l.created_at::text AS at_key,
+// Every column a line needs is in the index (0039): the lines come from it alone.
+const LINE_COLUMNS = `l.id, l.kind, l.order_id, l.amount, to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at, l.created_at::text AS at_key,
             CASE WHEN l.kind = 'withdrawal' THEN (
               SELECT w.id FROM withdrawals w
                WHERE w.merchant_id = l.merchant_id AND w.created_at = l.created_at AND w.amount_usd = -l.amount AND w.reference IS NOT DISTINCT FROM l.reason

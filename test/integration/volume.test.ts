@@ -210,6 +210,15 @@ describe('volume tool: the data', () => {
       FULL JOIN (SELECT window_start, completed_usd AS usd FROM turnover_counters WHERE scope = 'platform' AND win = 'month') c USING (window_start)
       WHERE x.usd IS DISTINCT FROM c.usd`);
     expect(counters).toEqual([]);
+    // The pool's credits per day, requisite and status, as the credits' triggers keep them.
+    const creditDays = await q(`
+      SELECT * FROM (
+        SELECT provider_id, (received_at AT TIME ZONE 'UTC')::date AS day, coalesce(requisite_id, '') AS requisite_id, status, count(*)::int AS credits, sum(amount) AS amount
+          FROM credits GROUP BY 1, 2, 3, 4) x
+      FULL JOIN credit_days d USING (provider_id, day, requisite_id, status)
+      WHERE x.credits IS DISTINCT FROM d.credits OR x.amount IS DISTINCT FROM d.amount`);
+    expect(creditDays).toEqual([]);
+    expect((await q<{ n: number }>('SELECT count(*)::int AS n FROM credit_days'))[0]!.n).toBeGreaterThan(10);
   });
 
   it('gives orders, events and appeals ids as the service makes them: base32, the time they were made first', async () => {

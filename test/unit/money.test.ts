@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { amountFromJson, computeFee, customerRate, dec, fmt2, fmt4, fmt8, isDecimalString, pickBand, settle, type FeeBand } from '../../src/domain/money.js';
+import { amountFromJson, computeFee, customerRate, dec, fmt2, fmt4, fmt8, fromUnits8, isDecimalString, pickBand, settle, units8, type FeeBand } from '../../src/domain/money.js';
 
 /*
  * Money rules D8, D13, D14 checked against an independent model: integers in BigInt, scaled to the
@@ -209,5 +209,33 @@ describe('formatting and operator decimals', () => {
     for (const ok of ['0', '10', '10.5', '0.00000001', '9999999999999999']) expect(isDecimalString(ok)).toBe(true);
     for (const bad of ['', '-1', '1e3', '1.', '.5', ' 1', '1.000000001', '0x10', 10]) expect(isDecimalString(bad)).toBe(false);
     expect(isDecimalString('1.12345', 4)).toBe(false);
+  });
+});
+
+describe('units8 / fromUnits8: exact running sums of 8-place amounts', () => {
+  it('reads and writes amounts as PostgreSQL writes numeric(24, 8), signs and short fractions included', () => {
+    expect(units8('123.45000000')).toBe(12_345_000_000n);
+    expect(units8('-0.00000001')).toBe(-1n);
+    expect(units8('7')).toBe(700_000_000n);
+    expect(units8('7.5')).toBe(750_000_000n);
+    expect(fromUnits8(12_345_000_000n)).toBe('123.45000000');
+    expect(fromUnits8(-1n)).toBe('-0.00000001');
+    expect(fromUnits8(0n)).toBe('0.00000000');
+    expect(fromUnits8(units8('9999999999999999.99999999'))).toBe('9999999999999999.99999999');
+  });
+
+  it('adds a thousand amounts of both signs to exactly what a decimal adds them to', () => {
+    let sum = 0n;
+    let d = dec(0);
+    for (let i = 0; i < 1000; i++) {
+      const a = `${i % 7 === 0 ? '-' : ''}${(i * 7919) % 100000}.${String((i * 104729) % 100000000).padStart(8, '0')}`;
+      sum += units8(a);
+      d = d.plus(a);
+    }
+    expect(fromUnits8(sum)).toBe(d.toFixed(8));
+  });
+
+  it('refuses what is not an amount of at most 8 places', () => {
+    for (const bad of ['', '1.123456789', '1e5', '+1', '1.', '.5', 'NaN']) expect(() => units8(bad), bad).toThrow(RangeError);
   });
 });

@@ -130,7 +130,7 @@ export async function nonEmptyReason(q: Queryable): Promise<string | null> {
 }
 
 /** The tables loaded in bulk: their indexes and keys are dropped before the load and built after it. */
-export const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'outbox_events_archive', 'callback_attempts_archive', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily',
+export const BULK_TABLES = ['orders', 'order_refs', 'order_transitions', 'outbox_events', 'callback_attempts', 'outbox_events_archive', 'callback_attempts_archive', 'ledger_entries', 'audit_entries', 'appeals', 'turnover_counters', 'ledger_daily', 'credit_days',
   'requisite_assignments', 'credits', 'credit_items', 'statements', 'statement_entries'];
 
 interface SavedSchema {
@@ -280,6 +280,7 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     if (pool) await writePoolTable(q, pool);
     const saved = await dropForLoad(q);
     await q.exec('ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_daily');
+    await q.exec('ALTER TABLE credits DISABLE TRIGGER credits_days_added');
 
     const run = async (label: string, statement: string) => {
       const t = Date.now();
@@ -332,6 +333,7 @@ export async function generateVolume(db: Db, o: VolumeOptions): Promise<VolumeRe
     step('indexes and keys');
     await restoreAfterLoad(q, saved, log);
     await q.exec('ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_daily');
+    await q.exec('ALTER TABLE credits ENABLE TRIGGER credits_days_added');
     step('statistics');
     await q.exec(`ANALYZE merchants, desks, requisites, requisite_accounts, ${BULK_TABLES.join(', ')}, withdrawals, order_day_stats, order_day_stats_days`);
     step('samples');

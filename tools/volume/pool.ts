@@ -311,6 +311,10 @@ SELECT c.id, c.seq, '${poolId}', c.requisite_id, c.account, c.amount, 'RUB', ${t
        ${tsOf('greatest(c.made, coalesce(s.finished, 0), coalesce(c.ignored_at, 0))')},
        c.account_key, c.booking_day, c.bank_reference, c.evidenced, false, CASE WHEN c.source = 'statement' THEN s.id END
   FROM _v_credits c LEFT JOIN _v_stmts s ON c.evidenced AND s.requisite_id = c.requisite_id AND s.week = c.week;
+-- Their daily rollup as its trigger would have written it (no credit here is matched by a person).
+INSERT INTO credit_days (provider_id, day, requisite_id, status, credits, amount)
+SELECT '${poolId}', (${tsOf('c.received')} AT TIME ZONE 'UTC')::date, COALESCE(c.requisite_id, ''), c.status, count(*), sum(c.amount)
+  FROM _v_credits c GROUP BY 2, 3, 4;
 INSERT INTO credit_items (provider_id, source, source_id, account_key, currency, amount, booking_day, credit_id, created_at)
 SELECT '${poolId}', c.source, c.source_id, c.account_key, 'RUB', c.amount, c.booking_day, c.id, ${tsOf('c.made')}
   FROM _v_credits c WHERE c.source IN ('feed', 'operator');

@@ -33,7 +33,9 @@ export async function* statementCsvChunks(s: OpenStatement): AsyncGenerator<stri
   yield STATEMENT_CSV_COLUMNS.join(',') + '\r\n' + row(`${s.head.from}T00:00:00Z`, 'opening', null, null, null, s.head.openingBalance);
   for await (const batch of s.entries) {
     let chunk = '';
-    for (const e of batch) chunk += row(e.at, e.type, e.orderId, e.withdrawalId, e.amountUsd, e.balanceUsd);
+    // The time, the type and both amounts are written by the service in a form no cell needs to
+    // quote or guard (a time, a word, plain decimals): only the ids go through `cell`.
+    for (const e of batch) chunk += `${e.at},${e.type},${cell(e.orderId)},${cell(e.withdrawalId)},${e.amountUsd},${e.balanceUsd}\r\n`;
     yield chunk;
   }
   yield row(`${s.head.to}T23:59:59Z`, 'closing', null, null, null, s.head.closingBalance);

@@ -123,3 +123,23 @@ describe('by hand', () => {
     expect(report.totals).toMatchObject({ credits: 3, matched: 1, unmatched: 0, ignored: 2 });
   });
 });
+
+describe('the day report\'s sums of credits', () => {
+  it('are what the credits add up to after every match, forced match, decline and ignore above', async () => {
+    // credit_days is kept by the database as credits are written and changed (migration 0038); the
+    // report reads it, so it must equal the credits themselves counted the report's way.
+    const { rows } = await h.ctx.db.query(`
+      SELECT * FROM (
+        SELECT c.provider_id, (c.received_at AT TIME ZONE 'UTC')::date AS day,
+               COALESCE(CASE WHEN c.matched_by = 'operator' THEN (SELECT a.requisite_id FROM requisite_assignments a WHERE a.order_id = c.order_id) END, c.requisite_id, '') AS requisite_id,
+               c.status, count(*)::int AS credits, sum(c.amount) AS amount
+          FROM credits c GROUP BY 1, 2, 3, 4) x
+      FULL JOIN (SELECT * FROM credit_days WHERE credits <> 0 OR amount <> 0) d USING (provider_id, day, requisite_id, status)
+      WHERE x.credits IS DISTINCT FROM d.credits OR x.amount IS DISTINCT FROM d.amount`);
+    expect(rows).toEqual([]);
+    const { rows: kinds } = await h.ctx.db.query<{ status: string; operator: boolean }>(
+      `SELECT DISTINCT status, matched_by IS NOT DISTINCT FROM 'operator' AS operator FROM credits ORDER BY 1, 2`);
+    // The cases the sums must have followed were all there.
+    expect(kinds).toEqual(expect.arrayContaining([{ status: 'ignored', operator: false }, { status: 'matched', operator: true }, { status: 'matched', operator: false }, { status: 'unmatched', operator: false }]));
+  });
+});
