@@ -450,18 +450,23 @@ export interface DayRow {
 }
 
 /**
- * One row per requisite of the provider for the UTC day [from, to): orders issued (placed, created
- * that day; an order is given its requisite within the cascade's 160 s of its creation, so the
- * assignments of the day and the hour after bound the scan), orders completed that day with their amounts and how many of them without a credit,
+ * One row per requisite of the provider for the UTC day [from, to): orders issued (given the
+ * requisite that day, and placed), orders completed that day with their amounts and how many of them without a credit,
  * and every credit received on the requisite that day with how many are matched and unmatched.
  * Credits on no known requisite come as one row whose requisite_id is null.
  */
 export async function dayRows(q: Queryable, providerId: string, from: Date, to: Date): Promise<DayRow[]> {
   const { rows } = await q.query<DayRow>(
     `WITH issued AS (
-       SELECT a.requisite_id, count(*)::int AS n FROM requisite_assignments a JOIN orders o ON o.id = a.order_id
-        WHERE a.provider_id = $1 AND a.assigned_at >= $2 AND a.assigned_at < $3::timestamptz + interval '1 hour'
-          AND o.placement = 'placed' AND o.created_at >= $2 AND o.created_at < $3 GROUP BY 1),
+       -- Given out that day and placed, by the placement the assignment keeps of its order (0020);
+       -- only an assignment whose copy is still empty (its order written after it, unchanged since)
+       -- looks at its order. Not every order of the platform created that day (30,000 at
+       -- 10,000,000 orders: 80 ms of a report).
+       SELECT a.requisite_id, count(*)::int AS n FROM requisite_assignments a
+        WHERE a.provider_id = $1 AND a.assigned_at >= $2 AND a.assigned_at < $3
+          AND CASE WHEN a.order_placement IS NOT NULL THEN a.order_placement = 'placed'
+                   ELSE EXISTS (SELECT 1 FROM orders o WHERE o.id = a.order_id AND o.placement = 'placed') END
+        GROUP BY 1),
      completed AS (
        SELECT a.requisite_id, count(*)::int AS n, sum(COALESCE(o.paid_amount, o.amount)) AS amount,
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credits c WHERE c.order_id = o.id))::int AS without_credit

@@ -79,6 +79,7 @@ describe('GET /admin/v1/merchants/{id}/statement', () => {
     await feed(h, p, { credits: [credit(h, card(10), '1836.00')] });
     const reversal = await admin(h.app, 'POST', `/orders/${day1.id}/reverse`, { reason: 'chargeback' });
     expect(reversal.statusCode, reversal.body).toBe(200);
+    h.clock.advance(1999); // the withdrawal at 12:00:01.999: its line's time is cut to the second, not rounded
     const w = json(await admin(h.app, 'POST', `/merchants/${m.merchantId}/withdrawals`, { amountUsd: '5', reference: 'wire 1' })).result;
 
     const res = await admin(h.app, 'GET', `/merchants/${m.merchantId}/statement?from=2026-01-16&to=2026-01-16`);
@@ -91,6 +92,7 @@ describe('GET /admin/v1/merchants/{id}/statement', () => {
       ['withdrawal', null, w.id, '-5.00000000', '15.00000000'],
     ]);
     expect(s.entries[0].at).toBe('2026-01-16T12:00:00Z');
+    expect(s.entries[2].at).toBe('2026-01-16T12:00:01Z');
     const both = json(await admin(h.app, 'GET', `/merchants/${m.merchantId}/statement?from=2026-01-15&to=2026-01-16`)).result;
     expect(both.openingBalance).toBe('0.00000000');
     expect(both.entries).toHaveLength(4);
