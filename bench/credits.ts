@@ -26,12 +26,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
 import { signRequest } from '../src/signing.js';
 import { throwawayDatabase } from './runtime.js';
-import { freePort, startBare, startPaygate } from './server.js';
+import { adminClient as admin, backendPids, cpuSecondsOf, freePort, inParallel, startBare, startPaygate, TOKEN } from './server.js';
 
-const TOKEN = 'bench-admin-token-0123456789';
 const REQUISITES = Number(process.env.BENCH_REQUISITES ?? 100);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 10_000);
 const DESKS = Number(process.env.BENCH_DESKS ?? 400);
@@ -50,27 +48,6 @@ function child(script: string, job: Record<string, unknown>): Promise<any> {
     p.stdout.on('data', (d) => (out += d));
     p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`${script} exited ${code}`))));
   });
-}
-
-/** Runs `fn` over 0..n-1 with `width` at a time. */
-async function inParallel(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
-
-function admin(base: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const j = (await res.json()) as { result: any };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j)}`);
-    return j.result;
-  };
 }
 
 interface Pool {
@@ -220,33 +197,6 @@ async function heapOf(base: string): Promise<string> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const mb = (name: string) => (Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 1048576).toFixed(0);
   return `heap ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB`;
-}
-
-/** CPU seconds (user and system) the processes have used so far, from /proc; 0 for one that is gone. */
-function cpuSecondsOf(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited
-    }
-  }
-  return ticks / 100;
-}
-
-/** The PostgreSQL backends serving the database at `url` now (the server's pool), from pg_stat_activity. */
-async function backendPids(url: string): Promise<number[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  } finally {
-    await c.end();
-  }
 }
 
 /** Uploads the file as a stream (the server reads it as one); answers the status and body. */

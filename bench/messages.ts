@@ -24,8 +24,7 @@
  *   npm run bench:messages                                  # embedded database (PGlite)
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,9 +32,8 @@ import { join } from 'node:path';
 import { BUILT_IN_TEMPLATES, readFirst, type TemplateSpec } from '../src/domain/messageText.js';
 import { signRequest } from '../src/signing.js';
 import { throwawayDatabase } from './runtime.js';
-import { startPaygate } from './server.js';
+import { adminClient as admin, backendPids, cpuSecondsOf, inParallel, startPaygate } from './server.js';
 
-const TOKEN = 'bench-admin-token-0123456789';
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const TEMPLATES = Number(process.env.BENCH_TEMPLATES ?? 200);
@@ -46,26 +44,6 @@ const ORDERS_PER_DESK = 25;
 const SETUP_CONCURRENCY = 16;
 
 const card = (i: number) => `2200 7700 0000 ${String(1000 + i).padStart(4, '0')}`;
-
-async function inParallel(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
-}
-
-function admin(base: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const j = (await res.json()) as { result: any };
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j)}`);
-    return j.result;
-  };
-}
 
 /** A relay's signed request (the pool's key and secret over `{ts}.{eventId}.{body}`). */
 function relayHeaders(key: string, secret: string, body: string): Record<string, string> {
@@ -89,33 +67,6 @@ function operatorTemplates(n: number): Omit<TemplateSpec, 'id'>[] {
 
 const sum = (amount: number) => `${String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, ' ')},00`;
 const smsText = (cardNo: string, amount: number, n: number) => `СЧЁТ${cardNo.slice(-4)} ${new Date().toISOString().slice(11, 16)} зачисление ${sum(amount)}р от Иван И. Баланс: ${sum(100_000 + n)}р`;
-
-/** CPU seconds (user and system) the processes have used so far, from /proc; 0 for one that is gone. */
-function cpuSecondsOf(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited
-    }
-  }
-  return ticks / 100;
-}
-
-/** The PostgreSQL backends serving the database at `url` now, from pg_stat_activity. */
-async function backendPids(url: string): Promise<number[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  } finally {
-    await c.end();
-  }
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 

@@ -10,12 +10,14 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { signRequest } from '../src/signing.js';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** What `npm start` puts in NODE_OPTIONS unless the environment sets it. */
 export const SERVER_HEAP_FLAG = '--max-old-space-size=1024';
-const TOKEN = 'bench-admin-token-0123456789';
+/** The operator API token every benchmark's server is started with (`ADMIN_TOKEN`). */
+export const TOKEN = 'bench-admin-token-0123456789';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -214,3 +216,51 @@ export async function download(url: string, headers: Record<string, string>): Pr
   return { firstByteMs, totalMs: performance.now() - t, bytes, status: res.status, lastLine };
 }
 
+/** CPU seconds (user and system) the processes have used so far, from /proc; 0 for one that is gone. */
+export function cpuSecondsOf(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks / 100;
+}
+
+/** The PostgreSQL backends serving the database at `url` now (the server's pool), from pg_stat_activity. */
+export async function backendPids(url: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Runs `fn` over 0..n-1 with `width` at a time. */
+export async function inParallel(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+/** The operator API of the server at `base`: `(method, path, body?)` answers `result`, or throws with the status and body. */
+export function adminClient(base: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const j = (await res.json()) as { result: any };
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(j)}`);
+    return j.result;
+  };
+}

@@ -105,6 +105,9 @@ runScript(async () => {
     const customer = await browser.newContext({ viewport: PHONE });
     const buyer = await customer.newPage();
     await buyer.goto(url);
+    // Opening the link only shows it; the customer's press of the button makes the order.
+    await buyer.getByRole('button', { name: 'Continue to payment' }).click();
+    await buyer.waitForURL(/\/pay\/ord_/);
     await buyer.screenshot({ path: `${OUT}/cabinet-link-payment-phone.png`, fullPage: true });
     const linkOrder = /\/pay\/(ord_[0-9a-z]{26})/.exec(buyer.url())![1]!;
     await buyer.goto(url);
@@ -126,6 +129,23 @@ runScript(async () => {
     await page.goto(`${h.origin}/cabinet/team`);
     await shot('team');
     await shot('team', true);
+
+    // A webhook endpoint for the shop's ERP: its secret shown once, the list, and its page.
+    await page.goto(`${h.origin}/cabinet/webhooks`);
+    const form = page.locator('#new-endpoint');
+    await form.getByLabel('URL').fill('https://erp.coffee.example/paygate/webhooks');
+    await form.getByLabel('All events').uncheck();
+    await form.getByLabel(/order\.completed/).check();
+    await form.getByLabel(/order\.cancelled/).check();
+    await form.getByLabel('Description').fill('ERP import');
+    await form.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.locator('#endpoint-secret').waitFor();
+    const endpointId = (await page.locator('#endpoint-id').textContent())!.trim();
+    await shot('webhook-created', true);
+    await page.goto(`${h.origin}/cabinet/webhooks`);
+    await shot('webhooks');
+    await page.goto(`${h.origin}/cabinet/webhooks/${endpointId}`);
+    await shot('webhook-endpoint');
 
     // Approved, with a desk no live provider serves: every page names it in a banner.
     await admin(h.app, 'POST', `/merchants/${merchantId}/approve`);

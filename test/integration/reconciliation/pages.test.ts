@@ -871,3 +871,37 @@ ${o.entries.map(([amount, ind, ref]) => `<Ntry><Amt Ccy="RUB">${amount}</Amt><Cd
     expect((await fresh.get(`/office/statements/${broken}`)).body).toContain('id="statement-findings"');
   });
 });
+
+describe('a queue past 999', () => {
+  it('the navigation, the reconciliation page and the pool\'s page say "999+" where counting stops; the day report still counts every one', async () => {
+    // 1,000 more unmatched credits on the pool, written as the feed leaves a credit it cannot match.
+    await h.ctx.db.query(
+      `INSERT INTO credits (id, provider_id, requisite_id, account, amount, currency, received_at, source, source_id, status, reason, created_at, updated_at, account_key, booking_day)
+       SELECT 'crd_many' || lpad(g::text, 4, '0'), c.provider_id, c.requisite_id, c.account, 5000 + g, c.currency, c.received_at, 'feed', 'many-' || g, 'unmatched', 'no order', c.created_at, c.updated_at, c.account_key, c.booking_day
+         FROM generate_series(1, 1000) g, (SELECT * FROM credits WHERE provider_id = $1 ORDER BY seq LIMIT 1) c`,
+      [p.id],
+    );
+    expect(await count(`SELECT count(*) AS n FROM credits WHERE status = 'unmatched'`)).toBeGreaterThan(1000);
+    const badge = (body: string) => /<a href="[^"]*"[^>]*>Unmatched credits <span class="count[^"]*">([^<]+)<span class="visually-hidden"> waiting<\/span><\/span><\/a>/.exec(body)?.[1];
+    // Signed in again: the earlier tests moved the clock past the sessions' idle limit.
+    const again = async (role: 'admin' | 'support') => {
+      const b = new FormBrowser(h.app);
+      await b.get('/office/sign-in');
+      expect((await b.post('/office/sign-in', [['email', `${role}-recon@paygate.example`], ['password', PASSWORD]])).statusCode).toBe(303);
+      return b;
+    };
+    const [ad, su] = [await again('admin'), await again('support')];
+    expect(badge((await ad.get('/office')).body)).toBe('999+');
+    expect(badge((await su.get('/office/merchants')).body)).toBe('999+');
+    const pools = await ad.get('/office/reconciliation');
+    expect(pools.statusCode).toBe(200);
+    expect(pools.body).toMatch(/>999\+<\/a>/);
+    const pool = await ad.get(`/office/pools/${p.id}`);
+    expect(pool.body).toContain('Unmatched credits (999+)');
+    // The day report still counts every one of them: the cap is the badges' alone.
+    const { rows: [{ day }] } = await h.ctx.db.query<{ day: string }>(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM credits WHERE id = 'crd_many0001'`);
+    const report = json(await admin(h.app, 'GET', `/reconciliation?providerId=${p.id}&date=${day}`)).result;
+    expect(report.totals.unmatched).toBe(await count(`SELECT count(*) AS n FROM credits WHERE provider_id = '${p.id}' AND status = 'unmatched' AND received_at >= '${day}' AND received_at < '${day}'::date + 1`));
+    expect(report.totals.unmatched).toBeGreaterThan(1000);
+  });
+});
