@@ -7,7 +7,7 @@ import { createRateLimits } from '../../../src/services/rateLimits.js';
 import { openPg, type Db } from '../../../src/store/db.js';
 import { serverUrl } from '../../helpers/db.js';
 import { ADMIN_TOKEN, admin, createHarness, json, provisionDesk, type DeskCreds, type Harness } from '../../helpers/harness.js';
-import { card, credit, feed, order, pools, type Pool } from './helpers.js';
+import { card, credit, creditDaysDifferences, feed, order, pools, type Pool } from './helpers.js';
 
 /**
  * Two instances over one PostgreSQL, each with its own connection pool, app and rate limits, as
@@ -114,6 +114,10 @@ describe.runIf(serverUrl)('two instances on one PostgreSQL', () => {
       }
       const { rows } = await h.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_events WHERE order_id = ANY($1::text[]) AND event = 'order.completed'`, [orders.map((o) => o.id)]);
       expect(rows[0].n).toBe(orders.length);
+      // The day report's sums, written by both instances' connections at once, add up to the credits.
+      expect(await creditDaysDifferences(h)).toEqual([]);
+      const { rows: slots } = await h.ctx.db.query<{ n: number }>('SELECT count(DISTINCT slot)::int AS n FROM credit_days');
+      expect(slots[0].n).toBeGreaterThan(1);
     }, 60_000);
 
     it('an operator confirming while a credit arrives: the order completes once', async () => {

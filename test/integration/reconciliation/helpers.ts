@@ -76,3 +76,21 @@ export async function sendCredit(h: Harness, p: Pool, item: Record<string, unkno
 }
 
 export const getOrder = async (h: Harness, id: string) => json(await admin(h.app, 'GET', `/orders/${id}`)).result;
+
+/**
+ * The differences between the day report's sums of credits (credit_days, kept by the database over
+ * its slots) and the credits themselves counted the report's way (a person's match on its order's
+ * requisite): empty when the sums are right.
+ */
+export async function creditDaysDifferences(h: Harness): Promise<unknown[]> {
+  const { rows } = await h.ctx.db.query(`
+    SELECT * FROM (
+      SELECT c.provider_id, (c.received_at AT TIME ZONE 'UTC')::date AS day,
+             COALESCE(CASE WHEN c.matched_by = 'operator' THEN (SELECT a.requisite_id FROM requisite_assignments a WHERE a.order_id = c.order_id) END, c.requisite_id, '') AS requisite_id,
+             c.status, count(*)::int AS credits, sum(c.amount) AS amount
+        FROM credits c GROUP BY 1, 2, 3, 4) x
+    FULL JOIN (SELECT provider_id, day, requisite_id, status, sum(credits)::int AS credits, sum(amount) AS amount FROM credit_days GROUP BY 1, 2, 3, 4
+                HAVING sum(credits) <> 0 OR sum(amount) <> 0) d USING (provider_id, day, requisite_id, status)
+    WHERE x.credits IS DISTINCT FROM d.credits OR x.amount IS DISTINCT FROM d.amount`);
+  return rows;
+}
