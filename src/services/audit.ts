@@ -8,24 +8,13 @@ import { pageOf } from './paging.js';
 /** Who acted: an operator's id, or `token` for the operator API's bearer token. */
 export type Actor = string;
 
-/**
- * The transaction as a Db: a service's own transactions join it, so the action and its entry commit
- * together. A transaction is one connection, which runs one statement at a time: statements a
- * service sends at once (reads under `Promise.all`) are sent one after another, in the order given.
- */
+/** The transaction as a Db: a service's own transactions join it, so the action and its entry commit together. */
 function joined(db: Db, q: Queryable): Db {
-  let last: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
-    const next = last.then(run, run);
-    last = next.catch(() => {});
-    return next;
-  };
-  const serial: Queryable = { query: (sql, params) => inTurn(() => q.query(sql, params)), exec: (sql) => inTurn(() => q.exec(sql)) };
   return {
     kind: db.kind,
-    query: serial.query,
-    exec: serial.exec,
-    tx: (fn) => fn(serial),
+    query: (sql, params) => q.query(sql, params),
+    exec: (sql) => q.exec(sql),
+    tx: (fn) => fn(q),
     listen: (channel, onNotify, onLost) => db.listen(channel, onNotify, onLost),
     close: async () => {},
   };

@@ -101,14 +101,20 @@ export function openPg(url: string, opts: { max?: number; applicationName?: stri
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
+        // A transaction is one connection, which runs one statement at a time: statements sent at
+        // once (reads under `Promise.all`) go to it one after another, in the order given, instead of
+        // being handed to the driver while another runs.
+        const inTurn = oneAtATime();
         const q: Queryable = {
-          async query(sql, params) {
-            const r = await client.query(statement(sql, params) as pg.QueryConfig);
-            return { rows: r.rows, rowCount: r.rowCount ?? 0 };
-          },
-          async exec(sql) {
-            await client.query(sql);
-          },
+          query: (sql, params) =>
+            inTurn(async () => {
+              const r = await client.query(statement(sql, params) as pg.QueryConfig);
+              return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+            }),
+          exec: (sql) =>
+            inTurn(async () => {
+              await client.query(sql);
+            }),
         };
         const out = await fn(q);
         await client.query('COMMIT');
@@ -178,6 +184,16 @@ export function openPg(url: string, opts: { max?: number; applicationName?: stri
     },
   };
   return db;
+}
+
+/** Runs the tasks given to it one after another, each once the one before has settled. */
+function oneAtATime(): <T>(run: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (run) => {
+    const next = last.then(run, run);
+    last = next.catch(() => {});
+    return next;
+  };
 }
 
 /**

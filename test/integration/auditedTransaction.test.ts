@@ -4,9 +4,10 @@ import { createHarness, type Harness } from '../helpers/harness.js';
 
 /*
  * An operator action runs in one transaction with its audit entry (services/audit.ts). Its reads may
- * be sent at once (`Promise.all`); the transaction's one connection takes them one after another,
- * each answered with its own rows, and the driver is never handed a statement while one runs (on
- * PostgreSQL, node-postgres warns that this will stop working).
+ * be sent at once (`Promise.all`, as approving a merchant does); a transaction's one connection
+ * takes them one after another (store/db.ts), each answered with its own rows, and the driver is
+ * never handed a statement while one runs (on PostgreSQL, node-postgres warns that this will stop
+ * working).
  */
 
 let h: Harness;

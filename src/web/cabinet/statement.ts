@@ -17,11 +17,13 @@ import { messagePage } from './layout.js';
 
 export const STATEMENT_CSV_COLUMNS = ['at', 'type', 'orderId', 'withdrawalId', 'amountUsd', 'balanceUsd'] as const;
 
-/** A decimal we wrote ourselves is a number to a spreadsheet, never a formula: written as it is, sign included. */
-const cell = (v: string | null) => (v !== null && /^-?\d+(\.\d+)?$/.test(v) ? v : csvCell(v));
-
+/**
+ * One line of the file. The time, the type and both amounts are the service's own text, in a form
+ * no cell needs to quote or guard (a time, a word, plain decimals whose sign a spreadsheet reads as
+ * a number, never a formula): written as they are. Only the ids go through `csvCell`.
+ */
 const row = (at: string, type: string, orderId: string | null, withdrawalId: string | null, amountUsd: string | null, balanceUsd: string) =>
-  [at, type, orderId, withdrawalId, amountUsd, balanceUsd].map(cell).join(',') + '\r\n';
+  `${at},${type},${csvCell(orderId)},${csvCell(withdrawalId)},${amountUsd ?? ''},${balanceUsd}\r\n`;
 
 /**
  * UTF-8, a header row, CRLF line ends, RFC 4180 quoting. The first row is the `opening` balance at
@@ -33,9 +35,7 @@ export async function* statementCsvChunks(s: OpenStatement): AsyncGenerator<stri
   yield STATEMENT_CSV_COLUMNS.join(',') + '\r\n' + row(`${s.head.from}T00:00:00Z`, 'opening', null, null, null, s.head.openingBalance);
   for await (const batch of s.entries) {
     let chunk = '';
-    // The time, the type and both amounts are written by the service in a form no cell needs to
-    // quote or guard (a time, a word, plain decimals): only the ids go through `cell`.
-    for (const e of batch) chunk += `${e.at},${e.type},${cell(e.orderId)},${cell(e.withdrawalId)},${e.amountUsd},${e.balanceUsd}\r\n`;
+    for (const e of batch) chunk += row(e.at, e.type, e.orderId, e.withdrawalId, e.amountUsd, e.balanceUsd);
     yield chunk;
   }
   yield row(`${s.head.to}T23:59:59Z`, 'closing', null, null, null, s.head.closingBalance);
