@@ -140,6 +140,9 @@ export interface Reading {
   problem: string | null;
 }
 
+/** What may follow an amount at the very end of a text that was cut inside or right after it: separators, spaces, an ellipsis. */
+const CUT_AFTER = /^[\s.,'\u00A0\u202F\u2009…]*$/;
+
 /** What `t` reads of a message, or null when its sender or its pattern does not match. */
 export function readWith(t: TemplateSpec, sender: string, text: string): Reading | null {
   // `test` asks for no groups and runs on re2's DFA, several times faster than a search with
@@ -163,6 +166,10 @@ export function readWith(t: TemplateSpec, sender: string, text: string): Reading
     if (fields.amount === undefined) problem = 'the template reads no amount';
     else if (amount === null) problem = `"${fields.amount}" is not an amount with at most 2 decimals`;
     else if (fields.currency !== undefined && currency === null && t.currency === null) problem = `"${fields.currency}" is no currency`;
+    // A text that ends in its amount may have been cut there (a phone shortens long notifications):
+    // «…credited with Rs.475» of «Rs.4750.00» would be a smaller payment, and could pay another order.
+    // Such a message waits for a person instead.
+    else if (CUT_AFTER.test(text.slice(m.end('amount')))) problem = 'the text ends in its amount: it may have been cut off there';
   }
   return { templateId: t.id, templateName: t.name, kind: t.kind, fields, amount, currency, account, problem };
 }

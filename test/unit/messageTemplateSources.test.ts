@@ -304,6 +304,27 @@ describe('built-in templates on published bank messages', () => {
     });
   }
 
+  it('a published message cut anywhere, at its end or its start, is never read as a credit of another amount', () => {
+    // Phones shorten long notifications, and a forwarder may lose a text's start: what is left must
+    // not pass for a smaller payment («credited with Rs.475» of Rs.4750.00), which could pay another order.
+    const misread: string[] = [];
+    let waiting = 0;
+    for (const samples of Object.values(SOURCED)) {
+      for (const s of samples) {
+        for (let k = 1; k < s.text.length; k++) {
+          for (const cut of [s.text.slice(0, k), s.text.slice(k)]) {
+            const r = read(s.sender, cut);
+            if (r?.kind === 'credit' && r.problem === null && r.amount !== s.amount) misread.push(`${JSON.stringify(cut)} → ${r.amount} (${s.amount})`);
+            if (r?.problem?.includes('cut off')) waiting++;
+          }
+        }
+      }
+    }
+    expect(misread).toEqual([]);
+    // The texts that end in a part of their amount wait for a person, saying why.
+    expect(waiting).toBeGreaterThan(40);
+  });
+
   it('skips the published debits, one-time codes and transfers out', () => {
     for (const s of SKIPPED) {
       const what = `${s.text} (${s.source})`;

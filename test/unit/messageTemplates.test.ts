@@ -160,3 +160,21 @@ describe('operators\' patterns', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 });
+
+describe('a text that ends in its amount', () => {
+  const t = { id: 'tpl_op', name: 'Operator template', sender: null, kind: 'credit' as const, currency: 'RUB', pattern: String.raw`Got (?<amount>\d[\d ,.]*\d|\d)` };
+
+  it('may have been cut there: it waits for a person, with the reason, whatever template reads it', () => {
+    for (const cut of ['Got 4750', 'Got 4 750', 'Got 4750.', 'Got 4750, ', 'Got 47…']) {
+      expect(readWith(t, 's', cut)?.problem, cut).toBe('the text ends in its amount: it may have been cut off there');
+    }
+  });
+
+  it('is read as before when anything follows the amount', () => {
+    for (const whole of ['Got 4750 RUB', 'Got 4750 from Ivan', 'Got 4750.00 ₽']) {
+      const r = readWith(t, 's', whole);
+      expect(r?.problem, whole).toBeNull();
+      expect(r?.amount, whole).toBe('4750.00');
+    }
+  });
+});
